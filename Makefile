@@ -1,0 +1,47 @@
+# pinsite: `make run` serves the site on its local stack; `make test` runs the whole suite.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+MANAGE := $(PY) manage.py
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test stop setup stack test-stack lint typecheck bench-shards clean-var
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m devstack packages
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+stack: setup
+	$(PYTHON) -m devstack --profile dev up
+	PINSITE_PROFILE=dev $(MANAGE) migrate --noinput
+	PINSITE_PROFILE=dev $(MANAGE) shards init
+	PINSITE_PROFILE=dev $(MANAGE) seed_demo --if-empty
+
+run: stack
+	PINSITE_PROFILE=dev $(MANAGE) runsite $(HOST):$(PORT)
+
+test-stack: setup
+	$(PYTHON) -m devstack --profile test up
+
+test: test-stack
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy .
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+stop:
+	$(PYTHON) -m devstack --profile dev down
+	$(PYTHON) -m devstack --profile test down
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy .
+
+bench-shards: stack
+	PINSITE_PROFILE=dev $(MANAGE) bench shards --json

@@ -1,0 +1,120 @@
+"""Command line: ``python3 -m devstack [--profile NAME] COMMAND [SERVICE ...]``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import time
+from collections.abc import Sequence
+
+from devstack.errors import DevstackError
+from devstack.packages import install_packages
+from devstack.report import failure_text, status_table
+from devstack.stack import Stack, StackError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser; ``--profile`` is accepted before or after the command."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--profile", default=argparse.SUPPRESS,
+                        help="stack profile (default: $PINSITE_PROFILE or dev)")
+    parser = argparse.ArgumentParser(prog="python3 -m devstack", parents=[common],
+                                     description="Start, stop and check pinsite's local services.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands.add_parser("packages", parents=[common], help="install missing Debian packages (root)")
+    for name, text in (("up", "start services and wait until healthy"),
+                       ("down", "stop services")):
+        commands.add_parser(name, parents=[common], help=text).add_argument("services", nargs="*")
+    status = commands.add_parser("status", parents=[common], help="show one row per service")
+    status.add_argument("services", nargs="*")
+    status.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    commands.add_parser("env", parents=[common], help="print the settings as export lines")
+    kill = commands.add_parser("kill", parents=[common], help="signal one service (failover tests)")
+    kill.add_argument("service")
+    kill.add_argument("--signal", default="KILL", help="signal name or number (default KILL)")
+    for name, text in (("start", "start one service"), ("stop", "stop one service")):
+        commands.add_parser(name, parents=[common], help=text).add_argument("service")
+    reclone = commands.add_parser("reclone", parents=[common],
+                                  help="rebuild a MariaDB replica from a master")
+    reclone.add_argument("replica")
+    reclone.add_argument("master")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "packages":
+            return run_packages()
+        return run(Stack(getattr(args, "profile", None)), args)
+    except StackError as error:
+        for failure in error.failures.values():
+            print(f"devstack: {failure_text(failure)}", file=sys.stderr)
+        return 1
+    except DevstackError as error:
+        print(f"devstack: {failure_text(error)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def run_packages() -> int:
+    installed = install_packages()
+    print(f"installed: {' '.join(installed)}" if installed else "all Debian packages present")
+    return 0
+
+
+def run(stack: Stack, args: argparse.Namespace) -> int:
+    command = args.command
+    if command == "up":
+        began = time.monotonic()
+        started = stack.up(args.services)
+        print(status_table(stack.status(args.services or None)))
+        print(f"profile {stack.profile.name}: started {', '.join(started) or 'nothing'} "
+              f"in {time.monotonic() - began:.1f}s")
+    elif command == "down":
+        stopped = stack.down(args.services)
+        print(f"profile {stack.profile.name}: stopped {', '.join(stopped) or 'nothing'}")
+    elif command == "status":
+        return show_status(stack, args.services, args.json)
+    elif command == "env":
+        print("\n".join(f"export {key}={shell_quote(value)}" for key, value in stack.env().items()))
+    elif command == "kill":
+        stack.kill(args.service, parse_signal(args.signal))
+    elif command == "start":
+        stack.start(args.service)
+    elif command == "stop":
+        stack.stop(args.service)
+    elif command == "reclone":
+        stack.reclone(args.replica, args.master)
+    return 0
+
+
+def show_status(stack: Stack, names: list[str], as_json: bool) -> int:
+    """Print the status; exit code 0 only if every listed service is healthy."""
+    rows = stack.status(names)
+    print(json.dumps(rows, indent=2) if as_json else status_table(rows))
+    return 0 if all(row["healthy"] for row in rows) else 3
+
+
+def parse_signal(text: str) -> int:
+    """Turn ``KILL``, ``SIGKILL`` or ``9`` into a signal number."""
+    if text.isdigit():
+        return int(text)
+    name = text.upper() if text.upper().startswith("SIG") else f"SIG{text.upper()}"
+    try:
+        return int(signal.Signals[name])
+    except KeyError:
+        raise DevstackError(f"unknown signal {text!r}") from None
+
+
+def shell_quote(value: str) -> str:
+    """Single-quote ``value`` for a POSIX shell."""
+    return "'" + value.replace("'", "'\"'\"'") + "'"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""The one place that defines the local stack: which services, kinds, roles and ports.
+
+Adding a service is one entry here (and, for a new kind, one small
+:class:`~devstack.service.Service` subclass with its hooks).
+"""
+
+from __future__ import annotations
+
+from devstack.mariadb import MariaDB
+from devstack.mysql_client import ADMIN_PASSWORD, ADMIN_USER, APP_PASSWORD, APP_USER
+from devstack.profile import Profile
+from devstack.rabbitmq import PASSWORD as AMQP_PASSWORD
+from devstack.rabbitmq import USER as AMQP_USER
+from devstack.rabbitmq import RabbitMQ
+from devstack.redis import Redis
+from devstack.service import MASTER, REPLICA, Service
+from devstack.zookeeper import ZooKeeper
+
+# (name, port offset) of single servers; (master, offset, replica, offset) of pairs.
+MYSQL_SINGLE = ("mysql000", 306)
+MYSQL_PAIRS = (("mysql001a", 311, "mysql001b", 312), ("mysql002a", 321, "mysql002b", 322))
+REDIS_CACHE = ("redis000", 379)
+REDIS_PAIRS = (("redis001a", 381, "redis001b", 382), ("redis002a", 391, "redis002b", 392))
+ZOOKEEPER_OFFSET = 181
+AMQP_OFFSET, DIST_OFFSET, EPMD_OFFSET = 672, 673, 369
+DJANGO_DATABASE = "pinsite"
+
+
+def build_services(profile: Profile) -> dict[str, Service]:
+    """All services of ``profile`` by name, masters before their replicas."""
+    services: list[Service] = [_mysql_single(profile)]
+    for domain, pair in enumerate(MYSQL_PAIRS, start=1):
+        services += _mysql_pair(profile, pair, domain)
+    services.append(Redis(REDIS_CACHE[0], profile.port(REDIS_CACHE[1]),
+                          profile.var_dir / REDIS_CACHE[0]))
+    for pair in REDIS_PAIRS:
+        services += _redis_pair(profile, pair)
+    services += [
+        ZooKeeper("zookeeper", profile.port(ZOOKEEPER_OFFSET), profile.var_dir / "zookeeper"),
+        RabbitMQ("rabbitmq", profile.port(AMQP_OFFSET), profile.var_dir / "rabbitmq",
+                 nodename=f"pinsite-{profile.name}@localhost",
+                 dist_port=profile.port(DIST_OFFSET), epmd_port=profile.port(EPMD_OFFSET)),
+    ]
+    return {service.name: service for service in services}
+
+
+def _mysql_single(profile: Profile) -> MariaDB:
+    name, offset = MYSQL_SINGLE
+    return MariaDB(name, profile.port(offset), profile.var_dir / name, server_id=offset,
+                   database=DJANGO_DATABASE)
+
+
+def _mysql_pair(profile: Profile, pair: tuple[str, int, str, int], domain: int) -> list[Service]:
+    master_name, master_offset, replica_name, replica_offset = pair
+    master = MariaDB(master_name, profile.port(master_offset), profile.var_dir / master_name,
+                     role=MASTER, server_id=master_offset, gtid_domain_id=domain)
+    replica = MariaDB(replica_name, profile.port(replica_offset), profile.var_dir / replica_name,
+                      role=REPLICA, master=master, server_id=replica_offset,
+                      gtid_domain_id=domain)
+    return [master, replica]
+
+
+def _redis_pair(profile: Profile, pair: tuple[str, int, str, int]) -> list[Service]:
+    master_name, master_offset, replica_name, replica_offset = pair
+    master = Redis(master_name, profile.port(master_offset), profile.var_dir / master_name,
+                   role=MASTER, persistent=True)
+    replica = Redis(replica_name, profile.port(replica_offset), profile.var_dir / replica_name,
+                    role=REPLICA, master=master, persistent=True)
+    return [master, replica]
+
+
+def settings_env(profile: Profile, services: dict[str, Service]) -> dict[str, str]:
+    """The environment variables the Django settings read, for this stack."""
+    def address(name: str) -> str:
+        return f"{services[name].host}:{services[name].port}"
+
+    def hosts(pairs: tuple[tuple[str, int, str, int], ...]) -> str:
+        return ",".join(f"{name}={address(name)}" for pair in pairs for name in (pair[0], pair[2]))
+
+    def pairing(pairs: tuple[tuple[str, int, str, int], ...]) -> str:
+        return ",".join(f"{pair[0]}:{pair[2]}" for pair in pairs)
+
+    return {
+        "PINSITE_PROFILE": profile.name,
+        "PINSITE_VAR": str(profile.var_dir),
+        "PINSITE_DB_DEFAULT": address(MYSQL_SINGLE[0]),
+        "PINSITE_MYSQL_USER": APP_USER,
+        "PINSITE_MYSQL_PASSWORD": APP_PASSWORD,
+        "PINSITE_MYSQL_ADMIN_USER": ADMIN_USER,
+        "PINSITE_MYSQL_ADMIN_PASSWORD": ADMIN_PASSWORD,
+        "PINSITE_SHARD_HOSTS": hosts(MYSQL_PAIRS),
+        "PINSITE_SHARD_PAIRS": pairing(MYSQL_PAIRS),
+        "PINSITE_REDIS_CACHE": f"redis://{address(REDIS_CACHE[0])}",
+        "PINSITE_REDIS_GRAPH_HOSTS": hosts(REDIS_PAIRS),
+        "PINSITE_REDIS_GRAPH_PAIRS": pairing(REDIS_PAIRS),
+        "PINSITE_ZK_HOSTS": address("zookeeper"),
+        "PINSITE_AMQP_URL": f"amqp://{AMQP_USER}:{AMQP_PASSWORD}@{address('rabbitmq')}/%2F",
+    }

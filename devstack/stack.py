@@ -1,0 +1,171 @@
+"""The :class:`Stack`: every service of one profile, started and stopped together.
+
+Usage::
+
+    stack = Stack("test")
+    stack.up()                      # idempotent; masters before replicas, the rest in parallel
+    os.environ.update(stack.env())  # the settings contract of the Django project
+    stack.kill("redis001a")         # failover tests
+    stack.start("redis001a")
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from devstack import process
+from devstack.errors import DevstackError, StartError
+from devstack.mariadb import MariaDB
+from devstack.pairs import mysql_pair
+from devstack.profile import Profile, resolve_profile
+from devstack.reclone import reclone
+from devstack.schedule import run_ordered
+from devstack.service import Service
+from devstack.services import build_services, settings_env
+
+
+class StackError(DevstackError):
+    """One or more services failed; ``failures`` maps service names to their errors."""
+
+    def __init__(self, action: str, failures: dict[str, BaseException]) -> None:
+        super().__init__(f"{action} failed for: {', '.join(sorted(failures))}")
+        self.failures = failures
+
+
+class Stack:
+    """All services of one profile (``dev``, ``test`` or another), by name in ``services``."""
+
+    def __init__(self, profile: str | None = None) -> None:
+        self.profile: Profile = resolve_profile(profile)
+        self.services: dict[str, Service] = build_services(self.profile)
+
+    def select(self, names: Iterable[str] | None = None) -> list[Service]:
+        """The named services (all when ``names`` is empty), in definition order."""
+        wanted = list(names or [])
+        unknown = [name for name in wanted if name not in self.services]
+        if unknown:
+            raise DevstackError(f"unknown service(s): {', '.join(unknown)} "
+                                f"(known: {', '.join(self.services)})")
+        return [service for name, service in self.services.items() if not wanted or name in wanted]
+
+    def up(self, names: Iterable[str] | None = None) -> list[str]:
+        """Start what is not running, wait for health, bootstrap; returns the started names.
+
+        The masters of named replicas are brought up too.
+        """
+        chosen = _with_dependencies(self.select(names))
+        started: list[str] = []
+
+        def bring_up(service: Service) -> None:
+            if service.up():
+                started.append(service.name)
+
+        with self.exclusive():
+            errors = run_ordered(chosen, bring_up, after=lambda s: s.depends_on,
+                                 early=lambda s: s.prepare())
+        if errors:
+            raise StackError("up", errors)
+        return [service.name for service in chosen if service.name in started]
+
+    def down(self, names: Iterable[str] | None = None) -> list[str]:
+        """Stop the services (replicas before their masters); returns the stopped names."""
+        chosen = self.select(names)
+        stopped: list[str] = []
+
+        def bring_down(service: Service) -> None:
+            if service.stop():
+                stopped.append(service.name)
+
+        if not self.profile.var_dir.exists():
+            return []
+        with self.exclusive():
+            errors = run_ordered(chosen, bring_down, after=lambda s: self._dependents(s))
+        if errors:
+            raise StackError("down", errors)
+        return [service.name for service in chosen if service.name in stopped]
+
+    def status(self, names: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """One dict per service: name, kind, role, host, port, pid, healthy, master, replication."""
+        chosen = self.select(names)
+        with ThreadPoolExecutor(max_workers=len(chosen) or 1) as pool:
+            return list(pool.map(lambda service: service.status(), chosen))
+
+    def env(self) -> dict[str, str]:
+        """The environment variables the Django settings read (the settings contract)."""
+        return settings_env(self.profile, self.services)
+
+    def start(self, name: str) -> None:
+        """Start one service (not its dependencies), wait for health and bootstrap it."""
+        service = self.service(name)
+        with self.exclusive():
+            service.up()
+
+    def stop(self, name: str) -> None:
+        """Stop one service cleanly."""
+        service = self.service(name)
+        with self.exclusive():
+            service.stop()
+
+    def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
+        """Send ``sig`` to one service's process (SIGKILL: its whole process group)."""
+        self.service(name).kill(sig)
+
+    def healthy(self, name: str) -> bool:
+        """True if the service runs and answers its health probe."""
+        return self.service(name).healthy()
+
+    def wait_healthy(self, name: str, timeout: float = 60.0) -> None:
+        """Wait until the service is healthy; raise :class:`StartError` on timeout."""
+        service = self.service(name)
+        if not service.is_running():
+            raise service.failure("is not running")
+        service.wait_healthy(timeout)
+
+    def service(self, name: str) -> Service:
+        """The service called ``name``."""
+        try:
+            return self.services[name]
+        except KeyError:
+            raise DevstackError(f"unknown service {name!r}") from None
+
+    def mysql_pair(self, name_a: str, name_b: str, port_a: int, port_b: int,
+                   root_dir: Path) -> tuple[MariaDB, MariaDB]:
+        """Start a throwaway MariaDB master/replica pair outside the stack (see :mod:`pairs`)."""
+        return mysql_pair(name_a, name_b, port_a, port_b, root_dir)
+
+    def reclone(self, replica_name: str, master_name: str) -> None:
+        """Rebuild ``replica_name`` from scratch as a replica of ``master_name``."""
+        replica, master = self.service(replica_name), self.service(master_name)
+        if not isinstance(replica, MariaDB) or not isinstance(master, MariaDB):
+            raise DevstackError("reclone works on MariaDB services only")
+        reclone(replica, master)
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Serialise commands that start or stop services of this profile across processes."""
+        with process.exclusive(self.profile.var_dir / ".devstack.lock"):
+            yield
+
+    def _dependents(self, service: Service) -> list[Service]:
+        return [other for other in self.services.values() if service in other.depends_on]
+
+
+def _with_dependencies(services: list[Service]) -> list[Service]:
+    chosen: dict[str, Service] = {}
+
+    def add(service: Service) -> None:
+        for dependency in service.depends_on:
+            add(dependency)
+        chosen.setdefault(service.name, service)
+
+    for service in services:
+        add(service)
+    return list(chosen.values())
+
+
+__all__ = ["Stack", "StackError", "StartError"]

@@ -1,0 +1,16 @@
+"""The content's object types and mapping tables (registered with the sharding layer).
+
+Type numbers are part of every ID and never change: pin 1, board 2, user 3.
+"""
+
+from sharding.ids import ObjectType, types
+from sharding.mappings import MappingTable, register
+
+PIN = types.register(ObjectType(1, "pin", "pins"))
+BOARD = types.register(ObjectType(2, "board", "boards"))
+USER = types.register(ObjectType(3, "user", "users"))
+
+USER_HAS_BOARDS = register(MappingTable("user_has_boards", USER, BOARD))
+USER_HAS_PINS = register(MappingTable("user_has_pins", USER, PIN))
+BOARD_HAS_PINS = register(MappingTable("board_has_pins", BOARD, PIN))
+PIN_HAS_REPINS = register(MappingTable("pin_has_repins", PIN, PIN))

@@ -1,0 +1,1 @@
+"""pinsite: Pinterest's sharded architecture as one Django monolith."""

@@ -1,0 +1,56 @@
+"""Shared measuring tools for the ``manage.py bench`` commands.
+
+Every benchmark prints its figures beside the raw ceiling of the store underneath, measured in
+the same run; quote medians and ratios, since the machines are shared and noisy.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Latency:
+    """Latency percentiles in microseconds over ``samples`` calls."""
+
+    samples: int
+    p50_us: float
+    p99_us: float
+    mean_us: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"samples": self.samples, "p50_us": round(self.p50_us, 1),
+                "p99_us": round(self.p99_us, 1), "mean_us": round(self.mean_us, 1)}
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float:
+    """The nearest-rank percentile of already sorted values."""
+    index = min(len(sorted_values) - 1, max(0, round(fraction * len(sorted_values)) - 1))
+    return sorted_values[index]
+
+
+def latency(call: Callable[[int], object], samples: int) -> Latency:
+    """Time ``call(i)`` for ``i`` in ``range(samples)``."""
+    timings = []
+    for index in range(samples):
+        start = time.perf_counter_ns()
+        call(index)
+        timings.append((time.perf_counter_ns() - start) / 1000)
+    timings.sort()
+    return Latency(samples, percentile(timings, 0.50), percentile(timings, 0.99),
+                   sum(timings) / len(timings))
+
+
+def rate(call: Callable[[int], object], count: int) -> float:
+    """Calls per second of ``call(i)`` for ``i`` in ``range(count)``."""
+    start = time.perf_counter()
+    for index in range(count):
+        call(index)
+    return count / (time.perf_counter() - start)
+
+
+def ratio(value: float, ceiling: float) -> float:
+    return round(value / ceiling, 2) if ceiling else float("nan")

@@ -1,0 +1,58 @@
+"""Shared pieces of pinsite's ``manage.py`` commands: subcommands, JSON output, progress bars.
+
+>>> class Command(SubcommandCommand):
+...     subcommands = {"show": "handle_show"}
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tqdm import tqdm
+
+from sharding.exceptions import ShardingError
+
+
+class SubcommandCommand(BaseCommand):
+    """A command with subcommands (``manage.py shards init``); store errors become
+    :class:`CommandError` with a clear message instead of a traceback."""
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        subparsers = parser.add_subparsers(dest="subcommand", required=True,
+                                           parser_class=type(parser), metavar="SUBCOMMAND")
+        self.add_subcommands(subparsers, parser)
+
+    def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
+        raise NotImplementedError
+
+    @staticmethod
+    def add_subparser(subparsers: Any, parent: CommandParser, name: str, help: str,
+                      json_output: bool = False) -> CommandParser:
+        from_command_line = getattr(parent, "called_from_command_line", False)
+        sub: CommandParser = subparsers.add_parser(
+            name, help=help, called_from_command_line=from_command_line)
+        if json_output:
+            sub.add_argument("--json", action="store_true", help="print JSON for scripts")
+        return sub
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        method = getattr(self, f"handle_{options['subcommand'].replace('-', '_')}")
+        try:
+            method(**options)
+        except ShardingError as exc:
+            raise CommandError(str(exc)) from exc
+
+    def print_json(self, value: Any) -> None:
+        self.stdout.write(json.dumps(value, indent=2, sort_keys=True))
+
+
+@contextmanager
+def progress(total: int, description: str, enabled: bool = True) -> Iterator[tqdm]:
+    """A progress bar on stderr (hidden when ``enabled`` is False, e.g. under ``--json``)."""
+    with tqdm(total=total, desc=description, unit="", disable=not enabled, leave=False,
+              dynamic_ncols=True) as bar:
+        yield bar

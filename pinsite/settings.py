@@ -1,0 +1,198 @@
+"""Django settings for pinsite.
+
+All addresses and secrets come from environment variables (``docs/configuration.md``); the
+defaults point at the local development stack (``python -m devstack env`` prints them).
+Subsystem settings live in one namespaced dict each (``PINSITE_SHARDING``, ``PINSITE_CONTENT``),
+read lazily by the subsystem's ``conf`` module.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pinsite import env
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+BASE = env.port_base()
+LOCAL = env.LOCAL
+PROFILE = env.text("PINSITE_PROFILE", "dev")
+VAR_DIR = Path(env.text("PINSITE_VAR", str(BASE_DIR / "var" / PROFILE)))
+
+SECRET_KEY = env.text("PINSITE_SECRET_KEY", "pinsite-development-key-never-use-in-production")
+DEBUG = env.flag("PINSITE_DEBUG", False)
+ALLOWED_HOSTS = env.text("PINSITE_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "pinsite",
+    "sharding",
+    "pins",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "pinsite.urls"
+WSGI_APPLICATION = "pinsite.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- MySQL: Django's own tables on "default", one alias per physical shard host -------------
+
+MYSQL_USER = env.text("PINSITE_MYSQL_USER", "pinsite")
+MYSQL_PASSWORD = env.text("PINSITE_MYSQL_PASSWORD", "pinsite")
+MYSQL_OPTIONS = {
+    "charset": "utf8mb4",
+    "connect_timeout": env.number("PINSITE_MYSQL_CONNECT_TIMEOUT", 2),
+    "read_timeout": env.number("PINSITE_MYSQL_READ_TIMEOUT", 30),
+    "write_timeout": env.number("PINSITE_MYSQL_WRITE_TIMEOUT", 30),
+}
+
+
+def _mysql(host: str, port: int, name: str = "") -> dict[str, object]:
+    return {
+        "ENGINE": "django.db.backends.mysql",
+        "NAME": name,
+        "USER": MYSQL_USER,
+        "PASSWORD": MYSQL_PASSWORD,
+        "HOST": host,
+        "PORT": str(port),
+        "CONN_MAX_AGE": env.number("PINSITE_MYSQL_CONN_MAX_AGE", 60),
+        "CONN_HEALTH_CHECKS": True,
+        "OPTIONS": dict(MYSQL_OPTIONS),
+        "TEST": {"MIGRATE": False},
+    }
+
+
+SHARD_HOSTS = env.named_addresses(
+    env.text(
+        "PINSITE_SHARD_HOSTS",
+        f"mysql001a={LOCAL}:{BASE + 311},mysql001b={LOCAL}:{BASE + 312},"
+        f"mysql002a={LOCAL}:{BASE + 321},mysql002b={LOCAL}:{BASE + 322}",
+    )
+)
+DATABASES = {
+    "default": _mysql(*env.address(env.text("PINSITE_DB_DEFAULT", f"{LOCAL}:{BASE + 306}")),
+                      name=env.text("PINSITE_DB_NAME", "pinsite")),
+    **{alias: _mysql(host, port) for alias, (host, port) in SHARD_HOSTS.items()},
+}
+DATABASES["default"]["TEST"] = {"NAME": DATABASES["default"]["NAME"]}
+DATABASE_ROUTERS = ["sharding.router.ShardRouter"]
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+PINSITE_SHARDING = {
+    "SHARD_COUNT": env.number("PINSITE_SHARD_COUNT", 512),
+    "INITIAL_PAIRS": env.pairs(
+        env.text("PINSITE_SHARD_PAIRS", "mysql001a:mysql001b,mysql002a:mysql002b")
+    ),
+    "ZK_HOSTS": env.text("PINSITE_ZK_HOSTS", f"{LOCAL}:{BASE + 181}"),
+    "ZK_ROOT": env.text("PINSITE_ZK_ROOT", "/pinsite"),
+    "MAP_CACHE_FILE": str(VAR_DIR / "shardmap.json"),
+    "ADMIN_USER": env.text("PINSITE_MYSQL_ADMIN_USER", "pinsite_admin"),
+    "ADMIN_PASSWORD": env.text("PINSITE_MYSQL_ADMIN_PASSWORD", "pinsite_admin"),
+}
+
+# --- Caches: objects and lists in separate pools (separate connection pools, separate DBs) ---
+
+REDIS_CACHE = env.text("PINSITE_REDIS_CACHE", f"redis://{LOCAL}:{BASE + 379}")
+
+
+def _cache(db: int, prefix: str) -> dict[str, object]:
+    return {
+        "BACKEND": "django_redis.cache.RedisCache",
+        "LOCATION": env.redis_location(REDIS_CACHE, db),
+        "KEY_PREFIX": prefix,
+        "TIMEOUT": 24 * 3600,
+        "OPTIONS": {
+            "CLIENT_CLASS": "django_redis.client.DefaultClient",
+            "SOCKET_CONNECT_TIMEOUT": 2,
+            "SOCKET_TIMEOUT": 2,
+            "IGNORE_EXCEPTIONS": True,
+        },
+    }
+
+
+CACHES = {
+    "default": _cache(0, "pinsite"),
+    "objects": _cache(1, "obj"),
+    "lists": _cache(2, "list"),
+}
+DJANGO_REDIS_IGNORE_EXCEPTIONS = True
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+
+# --- Queue ----------------------------------------------------------------------------------
+
+AMQP_URL = env.text("PINSITE_AMQP_URL", f"amqp://pinsite:pinsite@{LOCAL}:{BASE + 672}/%2F")
+
+# --- Content --------------------------------------------------------------------------------
+
+MEDIA_ROOT = Path(env.text("PINSITE_MEDIA_ROOT", str(VAR_DIR / "media")))
+MEDIA_URL = "/media/"
+PINSITE_SERVE_MEDIA = env.flag("PINSITE_SERVE_MEDIA", True)
+STATIC_URL = "/static/"
+STATIC_ROOT = VAR_DIR / "static"
+STATICFILES_DIRS = [BASE_DIR / "pinsite" / "static"]
+FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * 1024 * 1024
+
+PINSITE_CONTENT = {
+    "MAX_IMAGE_BYTES": env.number("PINSITE_MAX_IMAGE_BYTES", 10 * 1024 * 1024),
+    "MAX_IMAGE_PIXELS": 40_000_000,
+    "THUMBNAIL_WIDTH": 236,
+    "PAGE_SIZE": 50,
+}
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {
+        "pinsite": {"handlers": ["console"], "level": env.text("PINSITE_LOG_LEVEL", "INFO")},
+        "kazoo": {"handlers": ["console"], "level": "WARNING"},
+    },
+}

@@ -1,0 +1,11 @@
+"""Settings for the test suite: the ``test`` profile of the local stack and a small shard layout."""
+
+import os
+
+os.environ.setdefault("PINSITE_PROFILE", "test")
+os.environ.setdefault("PINSITE_SHARD_COUNT", "64")
+os.environ.setdefault("PINSITE_MYSQL_CONN_MAX_AGE", "0")
+
+from pinsite.settings import *  # noqa: F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -1,0 +1,137 @@
+"""``manage.py bench shards``: the sharded store beside raw MySQLdb on the same hosts.
+
+Measured in one run: object create rate (store vs a raw ``INSERT``), single get p50/p99 (store
+from cache, store from the shard, raw ``SELECT``) and a 50-object cross-shard ``get_many``
+(store uncached vs one raw ``UNION ALL`` per host, as the store sends).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import defaultdict
+from contextlib import closing
+from typing import Any
+
+import MySQLdb
+from django.conf import settings
+
+from pinsite.bench import latency, rate, ratio
+from sharding import objects
+from sharding.hosts import schema_name
+from sharding.ids import ObjectType, decompose, types
+from sharding.topology import current_map
+
+PAYLOAD = {"title": "A benchmark pin", "description": "x" * 200, "link": "https://example.org/"}
+
+
+def _raw_connection(alias: str) -> Any:
+    database = settings.DATABASES[alias]
+    return MySQLdb.connect(host=database["HOST"], port=int(database["PORT"]),
+                           user=database["USER"], password=database["PASSWORD"],
+                           charset="utf8mb4", autocommit=True)
+
+
+def run(object_type_name: str = "pin", creates: int = 2000, gets: int = 2000,
+        batches: int = 300, seed: int = 7) -> dict[str, Any]:
+    """Run the shard benchmark and return its figures (``--json`` prints them)."""
+    object_type = types.by_name(object_type_name)
+    shard_map = current_map()
+    randomly = random.Random(seed)
+    shards = shard_map.open_shards()
+    master = shard_map.masters()[0]
+    master_shards = shard_map.shards_of(master)
+    raw = {alias: _raw_connection(alias) for alias in shard_map.masters()}
+    try:
+        figures = {
+            "hosts": shard_map.masters(),
+            "shards": len(shards),
+            "create": _creates(object_type, master, master_shards, raw[master], creates, randomly),
+        }
+        created = [objects.create(object_type, randomly.choice(shards), PAYLOAD)
+                   for _ in range(max(gets, 500))]
+        figures["get"] = _gets(object_type, created, raw, gets, randomly)
+        figures["get_many_50"] = _get_many(object_type, created, raw, batches, randomly)
+    finally:
+        for connection in raw.values():
+            connection.close()
+    return figures
+
+
+def _creates(object_type: ObjectType, master: str, shards: list[int], raw: Any, count: int,
+             randomly: random.Random) -> dict[str, Any]:
+    encoded = json.dumps(PAYLOAD)
+    cursor = raw.cursor()
+
+    def raw_insert(_: int) -> None:
+        table = f"{schema_name(randomly.choice(shards))}.{object_type.table}"
+        cursor.execute(f"INSERT INTO {table} (data) VALUES (%s)", [encoded])
+
+    store = rate(lambda _: objects.create(object_type, randomly.choice(shards), PAYLOAD), count)
+    ceiling = rate(raw_insert, count)
+    return {"host": master, "objects": count, "store_per_s": round(store),
+            "raw_insert_per_s": round(ceiling), "ratio": ratio(store, ceiling)}
+
+
+def _gets(object_type: ObjectType, created: list[int], raw: dict[str, Any], samples: int,
+          randomly: random.Random) -> dict[str, Any]:
+    picks = [randomly.choice(created) for _ in range(samples)]
+    objects.get_many(picks)
+    shard_map = current_map()
+
+    def raw_select(index: int) -> None:
+        parts = decompose(picks[index])
+        with closing(raw[shard_map.master_for(parts.shard)].cursor()) as c:
+            c.execute(f"SELECT data FROM {schema_name(parts.shard)}.{object_type.table} "
+                      "WHERE local_id = %s", [parts.local_id])
+            c.fetchall()
+
+    cached = latency(lambda i: objects.get(picks[i]), samples)
+    uncached = latency(lambda i: objects.get_many([picks[i]], cached=False), samples)
+    ceiling = latency(raw_select, samples)
+    return {"store_cached": cached.to_json(), "store_uncached": uncached.to_json(),
+            "raw_select": ceiling.to_json(),
+            "p50_ratio_uncached_vs_raw": ratio(uncached.p50_us, ceiling.p50_us)}
+
+
+def _get_many(object_type: ObjectType, created: list[int], raw: dict[str, Any], samples: int,
+              randomly: random.Random) -> dict[str, Any]:
+    batches = [randomly.sample(created, 50) for _ in range(samples)]
+    queries = [_raw_union_queries(object_type, batch) for batch in batches]
+
+    def raw_union(index: int) -> None:
+        for alias, (sql, params) in queries[index].items():
+            with closing(raw[alias].cursor()) as c:
+                c.execute(sql, params)
+                c.fetchall()
+
+    uncached = latency(lambda i: objects.get_many(batches[i], cached=False), samples)
+    cached = latency(lambda i: objects.get_many(batches[i]), samples)
+    ceiling = latency(raw_union, samples)
+    hosts = sum(len(q) for q in queries) / len(queries)
+    return {"objects": 50, "hosts_per_batch": round(hosts, 2),
+            "store_uncached": uncached.to_json(), "store_cached": cached.to_json(),
+            "raw_union_per_host": ceiling.to_json(),
+            "p50_ratio_uncached_vs_raw": ratio(uncached.p50_us, ceiling.p50_us)}
+
+
+RawQuery = tuple[str, list[int]]
+
+
+def _raw_union_queries(object_type: ObjectType, batch: list[int]) -> dict[str, RawQuery]:
+    by_host: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+    shard_map = current_map()
+    for object_id in batch:
+        parts = decompose(object_id)
+        by_host[shard_map.master_for(parts.shard)][parts.shard].append(parts.local_id)
+    queries = {}
+    for alias, shards in by_host.items():
+        selects, params = [], []
+        for shard, local_ids in shards.items():
+            marks = ",".join(["%s"] * len(local_ids))
+            selects.append(f"SELECT local_id, data FROM {schema_name(shard)}.{object_type.table}"
+                           f" WHERE local_id IN ({marks})")
+            params += local_ids
+        queries[alias] = (" UNION ALL ".join(selects), params)
+    return queries
+

@@ -1,0 +1,245 @@
+"""ZooKeeper coordination: one kazoo client per process and watched JSON documents.
+
+A :class:`WatchedDocument` caches a JSON node in-process, is told of every change by a kazoo
+``DataWatch``, and keeps a last-known-good copy on disk. Reads never wait on ZooKeeper once a
+value is known: when ZooKeeper is unreachable, reads go on with the cached (or on-disk) copy,
+while changes fail closed with :class:`ShardMapUnavailable`.
+
+>>> doc = WatchedDocument("/pinsite/shardmap", "/tmp/shardmap.json", ShardMap.loads)
+>>> doc.get().master_for(3429)
+'mysql001a'
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Generic, Protocol, TypeVar
+
+from kazoo.client import KazooClient
+from kazoo.exceptions import BadVersionError, KazooException, NodeExistsError, NoNodeError
+from kazoo.handlers.threading import KazooTimeoutError
+from kazoo.protocol.states import KazooState, ZnodeStat
+from kazoo.recipe.watchers import DataWatch
+from kazoo.retry import KazooRetry
+
+from sharding.conf import sharding_settings
+from sharding.exceptions import ShardMapConflict, ShardMapUnavailable
+
+log = logging.getLogger("pinsite.coordination")
+
+
+class Versioned(Protocol):
+    """A document value that knows the ZooKeeper node version it was read at."""
+
+    @property
+    def version(self) -> int: ...
+
+
+T = TypeVar("T", bound=Versioned)
+
+
+class ZooKeeper:
+    """The process's kazoo client: created on first use, recreated after a fork."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._client: KazooClient | None = None
+        self._connected = threading.Event()
+        self._pid = 0
+
+    def client(self) -> KazooClient:
+        """The client, started in the background on first use (it reconnects by itself)."""
+        with self._lock:
+            if self._client is None or self._pid != os.getpid():
+                self._client = KazooClient(
+                    hosts=sharding_settings.ZK_HOSTS,
+                    timeout=10.0,
+                    connection_retry=KazooRetry(max_tries=-1, max_delay=2.0),
+                    command_retry=KazooRetry(max_tries=2, max_delay=1.0),
+                )
+                self._pid = os.getpid()
+                self._connected = self._client.start_async()
+            return self._client
+
+    def connected_client(self, timeout: float | None = None) -> KazooClient | None:
+        """The client if it is (or within ``timeout`` becomes) connected, else ``None``."""
+        client = self.client()
+        if client.state != KazooState.CONNECTED:
+            wait = sharding_settings.ZK_CONNECT_TIMEOUT if timeout is None else timeout
+            self._connected.wait(wait)
+        return client if client.state == KazooState.CONNECTED else None
+
+    def stop(self) -> None:
+        """Close the client (tests, and process shutdown)."""
+        with self._lock:
+            if self._client is not None and self._pid == os.getpid():
+                self._client.stop()
+                self._client.close()
+            self._client = None
+
+
+zookeeper = ZooKeeper()
+
+
+def _timeout() -> float:
+    return float(sharding_settings.ZK_CONNECT_TIMEOUT)
+
+
+@contextmanager
+def _failing_closed(action: str) -> Iterator[None]:
+    """Turn ZooKeeper failures into :class:`ShardMapUnavailable` (let node errors through)."""
+    try:
+        yield
+    except (NodeExistsError, BadVersionError, NoNodeError):
+        raise  # answers about the node, not failures of ZooKeeper
+    except (KazooException, KazooTimeoutError) as exc:
+        raise ShardMapUnavailable(f"cannot {action}: ZooKeeper failed ({exc!r})") from exc
+
+
+def _root_path(name: str) -> str:
+    return f"{sharding_settings.ZK_ROOT.rstrip('/')}/{name}"
+
+
+class WatchedDocument(Generic[T]):
+    """A JSON node in ZooKeeper, cached and watched, with a last-known-good file."""
+
+    def __init__(self, name: str, cache_file: str | Path | None,
+                 decode: Callable[[bytes, int], T], encode: Callable[[T], bytes]) -> None:
+        self.name = name
+        self._cache_file = Path(cache_file) if cache_file else None
+        self._decode = decode
+        self._encode = encode
+        self._lock = threading.RLock()  # the watch reports its first value while we hold it
+        self._value: T | None = None
+        self._watch: DataWatch | None = None
+        self._pid = 0
+        self._listeners: list[Callable[[T], None]] = []
+
+    @property
+    def path(self) -> str:
+        return _root_path(self.name)
+
+    def get(self) -> T:
+        """The current value: from the watch, else the last-known-good file."""
+        if self._watch is None or self._pid != os.getpid():
+            self._start_watch()
+        value = self._value
+        if value is None:
+            value = self._load_cache_file()
+        if value is None:
+            raise ShardMapUnavailable(
+                f"{self.path} is not known: ZooKeeper holds no such node (run `manage.py shards "
+                "init`) or cannot be reached and there is no last-known-good copy"
+            )
+        return value
+
+    def on_change(self, listener: Callable[[T], None]) -> None:
+        """Call ``listener(value)`` after every change seen by this process."""
+        self._listeners.append(listener)
+
+    def create(self, value: T) -> bool:
+        """Create the node with ``value`` unless it exists; True when created."""
+        client = self._require_client()
+        try:
+            with _failing_closed(f"create {self.path}"):
+                client.create_async(self.path, self._encode(value), makepath=True).get(
+                    timeout=_timeout())
+        except NodeExistsError:
+            return False
+        self._start_watch()
+        return True
+
+    def update(self, change: Callable[[T], T], expected_version: int | None = None) -> T:
+        """Compare-and-set: apply ``change`` to the stored value, if nobody changed it meanwhile.
+
+        With ``expected_version`` the update fails unless the node still has that version;
+        without it, the version just read is used. Raises :class:`ShardMapConflict` on a race
+        and :class:`ShardMapUnavailable` when ZooKeeper cannot be reached (fail closed).
+        """
+        client = self._require_client()
+        current = self.read_fresh()
+        version = current.version if expected_version is None else expected_version
+        encoded = self._encode(change(current))
+        try:
+            with _failing_closed(f"change {self.path}"):
+                new_stat = client.set_async(self.path, encoded, version=version).get(
+                    timeout=_timeout())
+        except BadVersionError as exc:
+            raise ShardMapConflict(f"{self.path} changed meanwhile; read it again") from exc
+        self._remember(self._decode(encoded, new_stat.version))
+        return self.get()
+
+    def read_fresh(self) -> T:
+        """Read the node from ZooKeeper now (bypassing the cache)."""
+        client = self._require_client()
+        try:
+            with _failing_closed(f"read {self.path}"):
+                raw, stat = client.get_async(self.path).get(timeout=_timeout())
+        except NoNodeError as exc:
+            raise ShardMapUnavailable(f"{self.path} does not exist yet: run `manage.py shards "
+                                      "init`") from exc
+        return self._decode(raw, stat.version)
+
+    def reset(self) -> None:
+        """Forget the cached value and the watch (tests)."""
+        with self._lock:
+            self._value, self._watch = None, None
+
+    def _require_client(self) -> KazooClient:
+        client = zookeeper.connected_client()
+        if client is None:
+            raise ShardMapUnavailable(f"ZooKeeper at {sharding_settings.ZK_HOSTS} is unreachable")
+        return client
+
+    def _start_watch(self) -> None:
+        client = zookeeper.connected_client(timeout=None if self._value is None else 0)
+        if client is None:
+            return
+        with self._lock:
+            if self._watch is not None and self._pid == os.getpid():
+                return
+            self._pid = os.getpid()
+            self._watch = DataWatch(client, self.path, self._changed)
+
+    def _changed(self, raw: bytes | None, stat: ZnodeStat | None, *_: object) -> None:
+        if raw is None or stat is None:
+            return
+        try:
+            self._remember(self._decode(raw, stat.version))
+        except Exception:
+            log.exception("ignoring a malformed %s (version %s)", self.path, stat.version)
+
+    def _remember(self, value: T) -> None:
+        with self._lock:
+            if self._value is not None and value.version < self._value.version:
+                return
+            self._value = value
+        self._save_cache_file(value)
+        for listener in self._listeners:
+            listener(value)
+
+    def _save_cache_file(self, value: T) -> None:
+        if self._cache_file is None:
+            return
+        self._cache_file.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self._cache_file.with_suffix(f".{os.getpid()}.tmp")
+        document = {"version": value.version, "document": json.loads(self._encode(value))}
+        temporary.write_text(json.dumps(document, sort_keys=True) + "\n")
+        temporary.replace(self._cache_file)
+
+    def _load_cache_file(self) -> T | None:
+        if self._cache_file is None or not self._cache_file.exists():
+            return None
+        saved = json.loads(self._cache_file.read_text())
+        value = self._decode(json.dumps(saved["document"]).encode(), int(saved["version"]))
+        log.warning("ZooKeeper unreachable: using the last-known-good %s", self._cache_file)
+        with self._lock:
+            if self._value is None:
+                self._value = value
+        return value

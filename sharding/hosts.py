@@ -1,0 +1,77 @@
+"""Shard hosts: which Django alias serves a shard, schema names, cursors and transactions.
+
+Every logical shard is a schema ``db%05d`` on its physical master; sharded SQL names it
+(``db03429.pins``), so one connection per host (per thread) serves all of that host's shards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from typing import Any
+
+from django.conf import settings
+from django.db import DatabaseError, IntegrityError, connections, transaction
+
+from sharding.exceptions import ShardingError, ShardMapError, ShardUnavailable
+from sharding.topology import current_map
+
+
+def schema_name(shard: int) -> str:
+    """The MySQL database of a logical shard: ``db%05d``."""
+    return f"db{shard:05d}"
+
+
+def shard_aliases() -> list[str]:
+    """Every configured shard host alias (all Django databases but ``default``)."""
+    return [alias for alias in settings.DATABASES if alias != "default"]
+
+
+def alias_for_shard(shard: int) -> str:
+    """The Django alias of the master that serves ``shard`` now."""
+    master = current_map().master_for(shard)
+    if master not in settings.DATABASES:
+        raise ShardMapError(f"shard host {master} is in the shard map but not configured "
+                            "(PINSITE_SHARD_HOSTS)")
+    return master
+
+
+@contextmanager
+def cursor(alias: str) -> Iterator[Any]:
+    """A cursor on ``alias``; driver errors become :mod:`sharding.exceptions` errors."""
+    connection = connections[alias]
+    try:
+        with connection.cursor() as raw_cursor:
+            yield raw_cursor
+    except IntegrityError as exc:
+        raise ShardingError(f"{alias}: {exc}") from exc
+    except DatabaseError as exc:
+        _discard_broken(alias)
+        raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc
+
+
+def _discard_broken(alias: str) -> None:
+    """Drop a connection that failed, so the next use reconnects (e.g. after a restart)."""
+    connection = connections[alias]
+    if connection.in_atomic_block:
+        connection.needs_rollback = True
+        return
+    with suppress(DatabaseError):
+        connection.close()
+
+
+@contextmanager
+def atomic(shard: int) -> Iterator[str]:
+    """A transaction on the master of ``shard``; yields its alias."""
+    alias = alias_for_shard(shard)
+    try:
+        with transaction.atomic(using=alias):
+            yield alias
+    except DatabaseError as exc:
+        _discard_broken(alias)
+        raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc
+
+
+def after_commit(alias: str, callback: Any) -> None:
+    """Run ``callback`` once the current transaction on ``alias`` commits (now if none)."""
+    transaction.on_commit(callback, using=alias)

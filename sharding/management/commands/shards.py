@@ -1,0 +1,112 @@
+"""``manage.py shards decode|init|show|promote``: operate the sharded MySQL layer."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import asdict
+from typing import Any
+
+from django.core.management.base import CommandError, CommandParser
+
+from pinsite.commands import SubcommandCommand, progress
+from sharding import failover, ids, replication, schema
+from sharding.exceptions import ShardingError
+from sharding.topology import current_map, publish_initial_map, shard_map_document
+
+
+class Command(SubcommandCommand):
+    help = "Operate the logical shards: decode IDs, create shards, show the map, promote replicas."
+
+    def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
+        decode = self.add_subparser(subparsers, parent, "decode", "decode 64-bit object IDs",
+                                    json_output=True)
+        decode.add_argument("ids", nargs="+", metavar="ID")
+        init = self.add_subparser(subparsers, parent, "init",
+                                  "publish the shard map (if none) and create every shard's "
+                                  "schema and tables on its master (idempotent)")
+        init.add_argument("--quiet", action="store_true", help="no progress bar")
+        self.add_subparser(subparsers, parent, "show", "list ranges, hosts, health and lag",
+                           json_output=True)
+        promote = self.add_subparser(subparsers, parent, "promote",
+                                     "promote MASTER's replica and switch the map to it",
+                                     json_output=True)
+        promote.add_argument("master", metavar="MASTER")
+        promote.add_argument("--wait", type=float, default=None,
+                             help="seconds to wait for the replica to catch up")
+
+    def handle_decode(self, ids: list[str], json: bool = False, **_: Any) -> None:
+        rows = [self._decoded(text) for text in ids]
+        if json:
+            self.print_json(rows)
+            return
+        for row in rows:
+            self.stdout.write(f"{row['id']}: shard {row['shard']} ({row['schema']}), "
+                              f"type {row['type_id']} ({row['type']}), local {row['local_id']}")
+
+    @staticmethod
+    def _decoded(text: str) -> dict[str, Any]:
+        try:
+            object_id = ids.parse(text)
+            parts = ids.decompose(object_id)
+        except ShardingError as exc:
+            raise CommandError(str(exc)) from exc
+        try:
+            type_name = ids.types.by_id(parts.type_id).name
+        except ShardingError:
+            type_name = "unknown"
+        return {"id": str(object_id), "shard": parts.shard, "schema": f"db{parts.shard:05d}",
+                "type_id": parts.type_id, "type": type_name, "local_id": parts.local_id}
+
+    def handle_init(self, quiet: bool = False, **_: Any) -> None:
+        created = publish_initial_map()
+        shard_map = shard_map_document().read_fresh()
+        self.stdout.write(f"shard map {'created' if created else 'exists'}: "
+                          f"{shard_map.shard_count()} shards on {', '.join(shard_map.masters())}")
+        lock = threading.Lock()
+        with progress(shard_map.shard_count(), "shards", enabled=not quiet) as bar:
+            def advance(_alias: str, step: int) -> None:
+                with lock:
+                    bar.update(step)
+            reports = schema.init_shards(shard_map, advance)
+        for report in reports:
+            self.stdout.write(f"{report.alias}: {report.shards} shards, "
+                              f"{report.created_schemas} schemas and "
+                              f"{report.created_tables} tables created")
+
+    def handle_show(self, json: bool = False, **_: Any) -> None:
+        shard_map = current_map()
+        health = {alias: replication.host_health(alias) for alias in shard_map.hosts()}
+        rows = [{**r.to_json(), "shards": r.size,
+                 "master_health": asdict(health[r.master]),
+                 "replica_health": asdict(health[r.replica]) if r.replica else None}
+                for r in shard_map.ranges]
+        if json:
+            self.print_json({"version": shard_map.version, "ranges": rows})
+            return
+        self.stdout.write(f"shard map version {shard_map.version}")
+        header = f"{'range':<15} {'shards':>6}  {'master':<12} {'up':<4} {'replica':<12} " \
+                 f"{'up':<4} {'replicating':<11} lag"
+        self.stdout.write(header)
+        for r in shard_map.ranges:
+            master, replica = health[r.master], health.get(r.replica or "")
+            self.stdout.write(
+                f"{f'{r.first}-{r.last}':<15} {r.size:>6}  {r.master:<12} "
+                f"{_yes(master.reachable):<4} {r.replica or '-':<12} "
+                f"{_yes(replica.reachable) if replica else '-':<4} "
+                f"{_yes(replica.replicating) if replica else '-':<11} "
+                f"{'-' if replica is None or replica.lag_seconds is None else replica.lag_seconds}")
+
+    def handle_promote(self, master: str, wait: float | None = None, json: bool = False,
+                       **_: Any) -> None:
+        report = failover.promote(master, wait)
+        if json:
+            self.print_json(asdict(report))
+            return
+        self.stdout.write(
+            f"promoted {report.new_master} in place of {report.old_master} for {report.shards} "
+            f"shards (map version {report.map_version}, gtid {report.gtid}); old master "
+            f"{'fenced read-only' if report.fenced else 'unreachable, not fenced'}")
+
+
+def _yes(value: bool | None) -> str:
+    return "-" if value is None else ("yes" if value else "NO")

@@ -1,0 +1,214 @@
+"""Sharded mappings: noun_verb_noun tables of ``(from_id, to_id, sequence)`` on ``from_id``'s shard.
+
+One direction per table (the reverse is its own table). ``sequence`` is a time in microseconds,
+so newest-first pages are index scans on ``(from_id, sequence, to_id)``. Adding an edge twice
+keeps the first one and its sequence.
+
+>>> BOARD_HAS_PINS = register(MappingTable("board_has_pins", BOARD, PIN))
+>>> add(BOARD_HAS_PINS, board_id, pin_id)
+True
+>>> page(BOARD_HAS_PINS, board_id, limit=50).ids
+[pin_id]
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from sharding import cache
+from sharding.conf import sharding_settings
+from sharding.exceptions import ShardingError
+from sharding.hosts import after_commit, alias_for_shard, cursor, schema_name
+from sharding.ids import ObjectType, expect_type
+
+MAX_PAGE = 1000
+
+
+@dataclass(frozen=True)
+class MappingTable:
+    """A mapping ``<from>_<verb>_<to>`` from objects of one type to objects of another."""
+
+    name: str
+    from_type: ObjectType
+    to_type: ObjectType
+
+
+class MappingRegistry:
+    """The mapping tables known to this process (every shard has all of them)."""
+
+    def __init__(self) -> None:
+        self._tables: dict[str, MappingTable] = {}
+
+    def register(self, table: MappingTable) -> MappingTable:
+        known = self._tables.get(table.name)
+        if known is not None and known != table:
+            raise ValueError(f"mapping table {table} clashes with {known}")
+        self._tables[table.name] = table
+        return table
+
+    def all(self) -> list[MappingTable]:
+        return sorted(self._tables.values(), key=lambda t: t.name)
+
+    def by_name(self, name: str) -> MappingTable:
+        return self._tables[name]
+
+
+registry = MappingRegistry()
+register = registry.register
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One edge of a mapping list."""
+
+    to_id: int
+    sequence: int
+
+
+@dataclass(frozen=True)
+class Page:
+    """Newest-first entries and the opaque cursor of the next page (``None`` at the end)."""
+
+    entries: list[Entry]
+    next_cursor: str | None
+
+    @property
+    def ids(self) -> list[int]:
+        return [entry.to_id for entry in self.entries]
+
+
+def now_sequence() -> int:
+    """The current time in microseconds: the default sequence of a new edge."""
+    return time.time_ns() // 1000
+
+
+def encode_cursor(entry: Entry) -> str:
+    raw = f"{entry.sequence}.{entry.to_id}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(text: str) -> Entry:
+    """Parse a cursor from :func:`encode_cursor`; bad input raises ``InvalidCursor``."""
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
+        sequence, to_id = (int(part) for part in raw.split("."))
+    except (ValueError, binascii.Error, UnicodeDecodeError) as exc:
+        raise InvalidCursor(f"{text!r} is not a valid cursor") from exc
+    return Entry(to_id=to_id, sequence=sequence)
+
+
+class InvalidCursor(ShardingError, ValueError):
+    """A page cursor that this module did not produce."""
+
+
+def _location(table: MappingTable, from_id: int) -> tuple[str, str]:
+    shard = expect_type(from_id, table.from_type).shard
+    return alias_for_shard(shard), f"{schema_name(shard)}.{table.name}"
+
+
+def add(table: MappingTable, from_id: int, to_id: int, sequence: int | None = None) -> bool:
+    """Add the edge ``from_id → to_id``; False if it was already there (kept unchanged)."""
+    expect_type(to_id, table.to_type)
+    alias, name = _location(table, from_id)
+    with cursor(alias) as c:
+        c.execute(f"INSERT IGNORE INTO {name} (from_id, to_id, sequence) VALUES (%s, %s, %s)",
+                  [from_id, to_id, now_sequence() if sequence is None else sequence])
+        added = c.rowcount > 0
+    after_commit(alias, lambda: cache.forget_list(table.name, from_id))
+    return added
+
+
+def remove(table: MappingTable, from_id: int, to_id: int) -> bool:
+    """Remove the edge; False if it was not there."""
+    alias, name = _location(table, from_id)
+    with cursor(alias) as c:
+        c.execute(f"DELETE FROM {name} WHERE from_id = %s AND to_id = %s", [from_id, to_id])
+        removed = c.rowcount > 0
+    after_commit(alias, lambda: cache.forget_list(table.name, from_id))
+    return removed
+
+
+def contains(table: MappingTable, from_id: int, to_id: int) -> bool:
+    alias, name = _location(table, from_id)
+    with cursor(alias) as c:
+        c.execute(f"SELECT 1 FROM {name} WHERE from_id = %s AND to_id = %s", [from_id, to_id])
+        return c.fetchone() is not None
+
+
+def sequence_of(table: MappingTable, from_id: int, to_id: int) -> int | None:
+    """The sequence (time) of an edge, or ``None`` when absent."""
+    alias, name = _location(table, from_id)
+    with cursor(alias) as c:
+        c.execute(f"SELECT sequence FROM {name} WHERE from_id = %s AND to_id = %s",
+                  [from_id, to_id])
+        row = c.fetchone()
+    return None if row is None else int(row[0])
+
+
+def page(table: MappingTable, from_id: int, limit: int = 50, after: str | None = None) -> Page:
+    """Newest-first entries of ``from_id``'s list, ``limit`` at a time, after cursor ``after``.
+
+    The first page of a list comes from the list cache when it holds enough entries.
+    """
+    if not 1 <= limit <= MAX_PAGE:
+        raise InvalidCursor(f"page size must be 1..{MAX_PAGE}, got {limit}")
+    start = None if after is None else decode_cursor(after)
+    head_size = int(sharding_settings.LIST_CACHE_SIZE)
+    if start is None and limit < head_size:
+        entries = _cached_head(table, from_id, head_size)
+    else:
+        entries = _select_page(table, from_id, limit + 1, start)
+    more = len(entries) > limit
+    entries = entries[:limit]
+    return Page(entries, encode_cursor(entries[-1]) if more and entries else None)
+
+
+def _cached_head(table: MappingTable, from_id: int, head_size: int) -> list[Entry]:
+    cached = cache.get_list_head(table.name, from_id)
+    if cached is None:
+        entries = _select_page(table, from_id, head_size, None)
+        cache.put_list_head(table.name, from_id, [(e.to_id, e.sequence) for e in entries])
+        return entries
+    return [Entry(to_id, sequence) for to_id, sequence in cached]
+
+
+def _select_page(table: MappingTable, from_id: int, limit: int, start: Entry | None) -> list[Entry]:
+    alias, name = _location(table, from_id)
+    sql = f"SELECT to_id, sequence FROM {name} WHERE from_id = %s"
+    params: list[int] = [from_id]
+    if start is not None:
+        sql += " AND (sequence < %s OR (sequence = %s AND to_id < %s))"
+        params += [start.sequence, start.sequence, start.to_id]
+    sql += " ORDER BY sequence DESC, to_id DESC LIMIT %s"
+    with cursor(alias) as c:
+        c.execute(sql, [*params, limit])
+        return [Entry(int(to_id), int(sequence)) for to_id, sequence in c.fetchall()]
+
+
+def iterate(table: MappingTable, from_id: int, chunk: int = MAX_PAGE) -> Iterator[Entry]:
+    """Every entry of a list, newest first, read in chunks (for deletes, rebuilds, fanout)."""
+    start: Entry | None = None
+    while True:
+        entries = _select_page(table, from_id, chunk, start)
+        yield from entries
+        if len(entries) < chunk:
+            return
+        start = entries[-1]
+
+
+def count(table: MappingTable, from_id: int) -> int:
+    """The exact length of ``from_id``'s list (cached until the list changes)."""
+    cached = cache.get_count(table.name, from_id)
+    if cached is not None:
+        return cached
+    alias, name = _location(table, from_id)
+    with cursor(alias) as c:
+        c.execute(f"SELECT COUNT(*) FROM {name} WHERE from_id = %s", [from_id])
+        total = int(c.fetchone()[0])
+    cache.put_count(table.name, from_id, total)
+    return total
+

@@ -1,0 +1,128 @@
+"""Sharded objects: JSON blobs in ``db%05d.<table>``, keyed by the shard table's auto-increment.
+
+>>> from pins.types import PIN
+>>> pin_id = create(PIN, shard=3429, data={"title": "Quiche"})
+>>> get(pin_id)["title"]
+'Quiche'
+
+Reads go through the object cache; writes invalidate it after commit. ``get_many`` groups IDs by
+host and table and makes one query for each (a ``UNION ALL`` over that host's shards).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from sharding import cache
+from sharding.exceptions import ObjectNotFound
+from sharding.hosts import after_commit, alias_for_shard, cursor, schema_name
+from sharding.ids import ObjectType, compose, decompose, types
+
+JSONObject = dict[str, Any]
+
+
+def _encode(data: JSONObject) -> str:
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+
+
+def _decode(raw: str | bytes) -> JSONObject:
+    value: JSONObject = json.loads(raw)
+    return value
+
+
+def _table(shard: int, table: str) -> str:
+    return f"{schema_name(shard)}.{table}"
+
+
+def create(object_type: ObjectType, shard: int, data: JSONObject) -> int:
+    """Store a new object on ``shard`` and return its ID."""
+    alias = alias_for_shard(shard)
+    with cursor(alias) as c:
+        c.execute(f"INSERT INTO {_table(shard, object_type.table)} (data) VALUES (%s)",
+                  [_encode(data)])
+        local_id = int(c.lastrowid)
+    return compose(shard, object_type.type_id, local_id)
+
+
+def get(object_id: int) -> JSONObject | None:
+    """The object stored under ``object_id``, or ``None``."""
+    return get_many([object_id]).get(object_id)
+
+
+def get_existing(object_id: int) -> JSONObject:
+    """Like :func:`get`, but raise :class:`ObjectNotFound` for a missing object."""
+    data = get(object_id)
+    if data is None:
+        raise ObjectNotFound(f"no object {object_id}")
+    return data
+
+
+def get_many(ids: Iterable[int], cached: bool = True) -> dict[int, JSONObject]:
+    """The stored objects among ``ids`` (missing ones are absent): cache first, then one query
+    per host and table for the misses. ``cached=False`` reads the shards only."""
+    wanted = list(dict.fromkeys(ids))
+    found = cache.get_objects(wanted) if cached else {}
+    missing = [object_id for object_id in wanted if object_id not in found]
+    loaded: dict[int, JSONObject] = {}
+    for (alias, table), parts in _group_by_host_and_table(missing).items():
+        loaded.update(_select(alias, table, parts))
+    if cached:
+        cache.put_objects(loaded)
+    found.update(loaded)
+    return {object_id: found[object_id] for object_id in wanted if object_id in found}
+
+
+def _group_by_host_and_table(ids: list[int]) -> dict[tuple[str, str], list[tuple[int, int, int]]]:
+    groups: dict[tuple[str, str], list[tuple[int, int, int]]] = defaultdict(list)
+    for object_id in ids:
+        parts = decompose(object_id)
+        table = types.by_id(parts.type_id).table
+        groups[(alias_for_shard(parts.shard), table)].append(
+            (parts.shard, parts.type_id, parts.local_id))
+    return groups
+
+
+def _select(alias: str, table: str, parts: list[tuple[int, int, int]]) -> dict[int, JSONObject]:
+    by_shard: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for shard, type_id, local_id in parts:
+        by_shard[(shard, type_id)].append(local_id)
+    selects, params = [], []
+    for (shard, type_id), local_ids in by_shard.items():
+        marks = ",".join(["%s"] * len(local_ids))
+        selects.append(f"SELECT {shard}, {type_id}, local_id, data FROM {_table(shard, table)} "
+                       f"WHERE local_id IN ({marks})")
+        params.extend(local_ids)
+    with cursor(alias) as c:
+        c.execute(" UNION ALL ".join(selects), params)
+        rows = c.fetchall()
+    return {compose(shard, type_id, local_id): _decode(data)
+            for shard, type_id, local_id, data in rows}
+
+
+def update(object_id: int, data: JSONObject) -> None:
+    """Replace the stored JSON of an object; raise :class:`ObjectNotFound` if it is gone."""
+    parts = decompose(object_id)
+    alias = alias_for_shard(parts.shard)
+    table = _table(parts.shard, types.by_id(parts.type_id).table)
+    with cursor(alias) as c:
+        c.execute(f"UPDATE {table} SET data = %s WHERE local_id = %s",
+                  [_encode(data), parts.local_id])
+        matched = c.rowcount
+    after_commit(alias, lambda: cache.forget_object(object_id))
+    if not matched:
+        raise ObjectNotFound(f"no object {object_id}")
+
+
+def delete(object_id: int) -> bool:
+    """Delete an object; True if it existed."""
+    parts = decompose(object_id)
+    alias = alias_for_shard(parts.shard)
+    table = _table(parts.shard, types.by_id(parts.type_id).table)
+    with cursor(alias) as c:
+        c.execute(f"DELETE FROM {table} WHERE local_id = %s", [parts.local_id])
+        deleted = c.rowcount > 0
+    after_commit(alias, lambda: cache.forget_object(object_id))
+    return deleted

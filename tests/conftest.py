@@ -1,0 +1,45 @@
+"""Test-suite set-up: the real ``test`` profile stack, Django's tables migrated, shards created.
+
+Tests talk to real MariaDB, Redis, ZooKeeper and RabbitMQ servers (``make test`` starts them).
+Isolation comes from fresh objects per test (new users, boards, pins) rather than from
+rolled-back transactions, because sharded writes span several hosts.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+
+def _reachable(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_blocker: pytest.FixtureRequest) -> Iterator[None]:
+    """Use the running test stack as it is: migrate ``default`` and create the shards."""
+    database = settings.DATABASES["default"]
+    if not _reachable(database["HOST"], int(database["PORT"])):
+        pytest.exit("the test stack is down: run `python3 -m devstack --profile test up` "
+                    "(or `make test`)", returncode=3)
+    with django_db_blocker.unblock():  # type: ignore[attr-defined]
+        call_command("migrate", interactive=False, verbosity=0)
+        call_command("shards", "init", "--quiet", verbosity=0)
+    yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _database_access(django_db_setup: None,
+                     django_db_blocker: pytest.FixtureRequest) -> Iterator[None]:
+    """Every test may use the real databases (no per-test transaction wrapping)."""
+    django_db_blocker.unblock()  # type: ignore[attr-defined]
+    yield
+    django_db_blocker.restore()  # type: ignore[attr-defined]

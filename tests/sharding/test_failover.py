@@ -1,0 +1,133 @@
+"""Failover on a throwaway master/replica pair: SIGKILL the master, promote, lose nothing.
+
+A writer process keeps creating rows while the master is killed; ``shards promote`` switches the
+map; the writer (never restarted) goes on writing to the new master. Every write it saw
+acknowledged must be on the new master.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import MySQLdb
+import pytest
+from django.conf import settings
+
+from devstack.mariadb import MariaDB
+from devstack.pairs import destroy, mysql_pair
+from sharding import ids
+from sharding.hosts import schema_name
+
+REPO = Path(__file__).resolve().parents[2]
+MASTER, REPLICA = "mysqlf1a", "mysqlf1b"
+
+
+@dataclass
+class Pair:
+    environment: dict[str, str]
+    master: MariaDB
+    replica_port: int
+
+
+@pytest.fixture
+def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
+    """A master/replica pair of its own, and the environment that routes shards 0-3 to it."""
+    base = int(settings.DATABASES["mysql001a"]["PORT"]) - 311
+    ports = (base + 451, base + 452)
+    root = tmp_path_factory.mktemp("failover")
+    master, replica = mysql_pair(MASTER, REPLICA, *ports, root)
+    environment = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "pinsite.test_settings",
+        "PINSITE_SHARD_HOSTS": f"{MASTER}=127.0.0.1:{ports[0]},{REPLICA}=127.0.0.1:{ports[1]}",
+        "PINSITE_SHARD_PAIRS": f"{MASTER}:{REPLICA}",
+        "PINSITE_SHARD_COUNT": "4",
+        "PINSITE_ZK_ROOT": f"/pinsite-failover-{uuid.uuid4().hex[:8]}",
+        "PINSITE_VAR": str(root / "var"),
+        "PYTHONPATH": str(REPO),
+    }
+    try:
+        yield Pair(environment, master, ports[1])
+    finally:
+        destroy(master, replica)
+
+
+def _manage(environment: dict[str, str], *args: str) -> str:
+    result = subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=environment,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+class Writer:
+    """The writer process and what it has reported so far."""
+
+    def __init__(self, environment: dict[str, str]) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.sharding.failover_writer"], cwd=REPO,
+            env=environment, stdout=subprocess.PIPE, text=True)
+        self.acknowledged: list[int] = []
+        self.errors: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            status, _, detail = line.strip().partition(" ")
+            if status == "OK":
+                self.acknowledged.append(int(detail))
+            else:
+                self.errors.append(detail)
+
+    def wait_for(self, condition: object, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition() and time.monotonic() < deadline:  # type: ignore[operator]
+            time.sleep(0.02)
+        assert condition(), "the writer did not get there in time"  # type: ignore[operator]
+
+
+def _stored_local_ids(port: int) -> set[tuple[int, int]]:
+    connection = MySQLdb.connect(host="127.0.0.1", port=port, user=settings.MYSQL_USER,
+                                 password=settings.MYSQL_PASSWORD)
+    try:
+        cursor = connection.cursor()
+        stored = set()
+        for shard in range(4):
+            cursor.execute(f"SELECT local_id FROM {schema_name(shard)}.pins")
+            stored |= {(shard, local_id) for (local_id,) in cursor.fetchall()}
+        return stored
+    finally:
+        connection.close()
+
+
+@pytest.mark.slow
+def test_no_acknowledged_row_is_lost_when_the_master_dies_and_its_replica_is_promoted(
+        pair: Pair) -> None:
+    _manage(pair.environment, "shards", "init", "--quiet")
+    writer = Writer(pair.environment)
+    writer.wait_for(lambda: len(writer.acknowledged) >= 200)
+    pair.master.kill(signal.SIGKILL)
+    writer.wait_for(lambda: writer.errors, timeout=10)
+    before_promotion = len(writer.acknowledged)
+
+    report = json.loads(_manage(pair.environment, "shards", "promote", MASTER, "--json"))
+
+    assert report["new_master"] == REPLICA and report["fenced"] is False
+    assert writer.process.wait(timeout=60) == 0, "the writer did not recover"
+    assert len(writer.acknowledged) >= before_promotion + 50
+    stored = _stored_local_ids(pair.replica_port)
+    written = {(ids.decompose(i).shard, ids.decompose(i).local_id) for i in writer.acknowledged}
+    assert written - stored == set(), "acknowledged rows are missing on the new master"
+    shown = json.loads(_manage(pair.environment, "shards", "show", "--json"))
+    assert [r["master"] for r in shown["ranges"]] == [REPLICA]

@@ -1,0 +1,104 @@
+"""Mapping tables on the real shard hosts: edges, counts and newest-first cursor pages."""
+
+import pytest
+
+from pins.types import BOARD, BOARD_HAS_PINS, PIN
+from sharding import ids, mappings, objects
+from sharding.exceptions import InvalidObjectId
+from sharding.mappings import InvalidCursor
+
+
+@pytest.fixture
+def board_id() -> int:
+    return objects.create(BOARD, 7, {"name": "mapping test"})
+
+
+def _pins(count: int, shard: int = 7) -> list[int]:
+    return [objects.create(PIN, shard, {"n": n}) for n in range(count)]
+
+
+def test_an_added_edge_is_contained_and_counted(board_id: int) -> None:
+    pin_id = _pins(1)[0]
+    assert mappings.add(BOARD_HAS_PINS, board_id, pin_id) is True
+    assert mappings.contains(BOARD_HAS_PINS, board_id, pin_id)
+    assert mappings.count(BOARD_HAS_PINS, board_id) == 1
+
+
+def test_adding_an_edge_twice_keeps_one_edge_and_its_first_sequence(board_id: int) -> None:
+    pin_id = _pins(1)[0]
+    assert mappings.add(BOARD_HAS_PINS, board_id, pin_id, sequence=100)
+    assert mappings.add(BOARD_HAS_PINS, board_id, pin_id, sequence=200) is False
+    assert mappings.sequence_of(BOARD_HAS_PINS, board_id, pin_id) == 100
+    assert mappings.count(BOARD_HAS_PINS, board_id) == 1
+
+
+def test_removing_an_edge_updates_the_count_and_the_first_page(board_id: int) -> None:
+    first, second = _pins(2)
+    mappings.add(BOARD_HAS_PINS, board_id, first, sequence=1)
+    mappings.add(BOARD_HAS_PINS, board_id, second, sequence=2)
+    assert mappings.page(BOARD_HAS_PINS, board_id).ids == [second, first]
+    assert mappings.remove(BOARD_HAS_PINS, board_id, second) is True
+    assert mappings.remove(BOARD_HAS_PINS, board_id, second) is False
+    assert mappings.page(BOARD_HAS_PINS, board_id).ids == [first]
+    assert mappings.count(BOARD_HAS_PINS, board_id) == 1
+
+
+def test_pages_walk_the_list_newest_first_without_gaps_or_repeats(board_id: int) -> None:
+    pin_ids = _pins(120)
+    for sequence, pin_id in enumerate(pin_ids):
+        mappings.add(BOARD_HAS_PINS, board_id, pin_id, sequence=1000 + sequence // 3)
+    seen, cursor, sizes = [], None, []
+    while True:
+        page = mappings.page(BOARD_HAS_PINS, board_id, limit=50, after=cursor)
+        seen += page.entries
+        sizes.append(len(page.entries))
+        if page.next_cursor is None:
+            break
+        cursor = page.next_cursor
+    assert sizes == [50, 50, 20]
+    assert sorted(e.to_id for e in seen) == sorted(pin_ids)
+    keys = [(e.sequence, e.to_id) for e in seen]
+    assert keys == sorted(keys, reverse=True)
+
+
+def test_iterate_returns_every_entry_newest_first(board_id: int) -> None:
+    pin_ids = _pins(30)
+    for sequence, pin_id in enumerate(pin_ids):
+        mappings.add(BOARD_HAS_PINS, board_id, pin_id, sequence=sequence)
+    assert [e.to_id for e in mappings.iterate(BOARD_HAS_PINS, board_id, chunk=7)] == pin_ids[::-1]
+
+
+def test_a_new_edge_appears_on_a_cached_first_page(board_id: int) -> None:
+    first, second = _pins(2)
+    mappings.add(BOARD_HAS_PINS, board_id, first)
+    assert mappings.page(BOARD_HAS_PINS, board_id).ids == [first]
+    mappings.add(BOARD_HAS_PINS, board_id, second)
+    assert mappings.page(BOARD_HAS_PINS, board_id).ids == [second, first]
+    assert mappings.count(BOARD_HAS_PINS, board_id) == 2
+
+
+def test_the_mapping_lives_on_the_shard_of_its_from_id() -> None:
+    board_id = objects.create(BOARD, 9, {})
+    pin_on_other_shard = objects.create(PIN, 40, {})
+    mappings.add(BOARD_HAS_PINS, board_id, pin_on_other_shard)
+    assert mappings.page(BOARD_HAS_PINS, board_id).ids == [pin_on_other_shard]
+
+
+@pytest.mark.parametrize("cursor", ["garbage!", "bm90LWEtY3Vyc29y", ""])
+def test_a_forged_cursor_is_a_clear_error(board_id: int, cursor: str) -> None:
+    with pytest.raises(InvalidCursor):
+        mappings.page(BOARD_HAS_PINS, board_id, after=cursor)
+
+
+@pytest.mark.parametrize("limit", [0, -1, mappings.MAX_PAGE + 1])
+def test_an_out_of_range_page_size_is_a_clear_error(board_id: int, limit: int) -> None:
+    with pytest.raises(InvalidCursor):
+        mappings.page(BOARD_HAS_PINS, board_id, limit=limit)
+
+
+def test_ids_of_the_wrong_type_are_rejected(board_id: int) -> None:
+    pin_id = _pins(1)[0]
+    with pytest.raises(InvalidObjectId):
+        mappings.add(BOARD_HAS_PINS, pin_id, board_id)
+    with pytest.raises(InvalidObjectId):
+        mappings.add(BOARD_HAS_PINS, board_id, ids.compose(7, 999, 1))

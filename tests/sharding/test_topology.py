@@ -1,0 +1,122 @@
+"""The shard map in ZooKeeper: compare-and-set, watches, hot switching, ZooKeeper down."""
+
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from devstack import Stack
+from pins.types import PIN
+from sharding import objects
+from sharding.coordination import WatchedDocument
+from sharding.exceptions import ShardMapConflict, ShardMapUnavailable
+from sharding.hosts import alias_for_shard
+from sharding.shardmap import ShardMap
+from sharding.topology import change_map, current_map, shard_map_document
+
+PAIRS = [("mysql001a", "mysql001b"), ("mysql002a", "mysql002b")]
+
+
+def _document(name: str, tmp_path: Path) -> WatchedDocument[ShardMap]:
+    return WatchedDocument(name, tmp_path / f"{name}.json", ShardMap.loads, ShardMap.dumps)
+
+
+def _eventually(check: Callable[[], bool], timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.02)
+    return check()
+
+
+@pytest.fixture
+def name() -> str:
+    return f"test-map-{uuid.uuid4().hex[:8]}"
+
+
+def test_a_watching_reader_sees_a_change_made_elsewhere(name: str, tmp_path: Path) -> None:
+    writer, reader = _document(name, tmp_path / "w"), _document(name, tmp_path / "r")
+    assert writer.create(ShardMap.initial(16, PAIRS))
+    assert reader.get().master_for(3) == "mysql001a"
+    writer.update(lambda m: m.promoted("mysql001a"))
+    assert _eventually(lambda: reader.get().master_for(3) == "mysql001b")
+
+
+def test_creating_an_existing_map_keeps_the_stored_one(name: str, tmp_path: Path) -> None:
+    document = _document(name, tmp_path)
+    assert document.create(ShardMap.initial(16, PAIRS))
+    assert document.create(ShardMap.initial(32, PAIRS)) is False
+    assert document.read_fresh().shard_count() == 16
+
+
+def test_a_stale_compare_and_set_is_refused(name: str, tmp_path: Path) -> None:
+    document = _document(name, tmp_path)
+    document.create(ShardMap.initial(16, PAIRS))
+    stale = document.read_fresh().version
+    document.update(lambda m: m.promoted("mysql001a"))
+    with pytest.raises(ShardMapConflict):
+        document.update(lambda m: m.promoted("mysql002a"), expected_version=stale)
+    assert document.read_fresh().master_for(12) == "mysql002a"
+
+
+def test_every_change_is_kept_as_the_last_known_good_copy(name: str, tmp_path: Path) -> None:
+    document = _document(name, tmp_path)
+    document.create(ShardMap.initial(16, PAIRS))
+    document.update(lambda m: m.promoted("mysql002a"))
+    saved = (tmp_path / f"{name}.json")
+    assert _eventually(lambda: saved.exists() and b"mysql002b" in saved.read_bytes())
+
+
+def test_the_router_switches_hosts_when_the_map_changes() -> None:
+    before = current_map()
+    master = before.masters()[0]
+    shard = before.shards_of(master)[0]
+    replica = before.range_for(shard).replica
+    try:
+        change_map(lambda m: m.promoted(master))
+        assert _eventually(lambda: alias_for_shard(shard) == replica)
+    finally:
+        change_map(lambda m: ShardMap(before.ranges, m.version))
+    assert _eventually(lambda: alias_for_shard(shard) == master)
+
+
+@pytest.fixture
+def zookeeper_down() -> Iterator[Stack]:
+    stack = Stack(settings.PROFILE)
+    stack.stop("zookeeper")
+    try:
+        yield stack
+    finally:
+        stack.start("zookeeper")
+        stack.wait_healthy("zookeeper", 60)
+        assert _eventually(lambda: _map_changes_work(), timeout=30)
+
+
+def _map_changes_work() -> bool:
+    try:
+        change_map(lambda m: m)
+    except ShardMapUnavailable:
+        return False
+    return True
+
+
+def test_with_zookeeper_down_traffic_goes_on_and_map_changes_fail_closed(
+        zookeeper_down: Stack) -> None:
+    shard = current_map().open_shards()[0]
+    pin_id = objects.create(PIN, shard, {"title": "written while ZooKeeper is down"})
+    assert objects.get(pin_id) == {"title": "written while ZooKeeper is down"}
+    with pytest.raises(ShardMapUnavailable):
+        change_map(lambda m: m)
+    assert current_map().master_for(shard) == alias_for_shard(shard)
+
+
+def test_a_process_starting_while_zookeeper_is_down_uses_the_last_known_good_map(
+        zookeeper_down: Stack) -> None:
+    known = current_map()
+    fresh = WatchedDocument("shardmap", shard_map_document()._cache_file,
+                            ShardMap.loads, ShardMap.dumps)
+    assert fresh.get().ranges == known.ranges
