@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "pinsite",
     "sharding",
     "pins",
+    "graph",
 ]
 
 MIDDLEWARE = [
@@ -116,6 +117,23 @@ PINSITE_SHARDING = {
     "MAP_CACHE_FILE": str(VAR_DIR / "shardmap.json"),
     "ADMIN_USER": env.text("PINSITE_MYSQL_ADMIN_USER", "pinsite_admin"),
     "ADMIN_PASSWORD": env.text("PINSITE_MYSQL_ADMIN_PASSWORD", "pinsite_admin"),
+}
+
+# --- Follower graph: Redis masters (with replicas) holding 8,192 virtual shards -------------
+
+PINSITE_GRAPH = {
+    "REDIS_HOSTS": env.named_addresses(
+        env.text(
+            "PINSITE_REDIS_GRAPH_HOSTS",
+            f"redis001a={LOCAL}:{BASE + 381},redis001b={LOCAL}:{BASE + 382},"
+            f"redis002a={LOCAL}:{BASE + 391},redis002b={LOCAL}:{BASE + 392}",
+        )
+    ),
+    "INITIAL_PAIRS": env.pairs(
+        env.text("PINSITE_REDIS_GRAPH_PAIRS", "redis001a:redis001b,redis002a:redis002b")
+    ),
+    "VSHARD_COUNT": 8192,
+    "MAP_CACHE_FILE": str(VAR_DIR / "vshardmap.json"),
 }
 
 # --- Caches: objects and lists in separate pools (separate connection pools, separate DBs) ---
