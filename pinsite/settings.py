@@ -9,6 +9,7 @@ read lazily by the subsystem's ``conf`` module.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pinsite import env
 
@@ -30,7 +31,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "pinsite",
+    "pinsite.apps.PinsiteConfig",
     "sharding",
     "pins",
     "graph",
@@ -76,7 +77,7 @@ MYSQL_OPTIONS = {
 }
 
 
-def _mysql(host: str, port: int, name: str = "") -> dict[str, object]:
+def _mysql(host: str, port: int, name: str = "") -> dict[str, Any]:
     return {
         "ENGINE": "django.db.backends.mysql",
         "NAME": name,
@@ -98,7 +99,7 @@ SHARD_HOSTS = env.named_addresses(
         f"mysql002a={LOCAL}:{BASE + 321},mysql002b={LOCAL}:{BASE + 322}",
     )
 )
-DATABASES = {
+DATABASES: dict[str, dict[str, Any]] = {
     "default": _mysql(*env.address(env.text("PINSITE_DB_DEFAULT", f"{LOCAL}:{BASE + 306}")),
                       name=env.text("PINSITE_DB_NAME", "pinsite")),
     **{alias: _mysql(host, port) for alias, (host, port) in SHARD_HOSTS.items()},
@@ -141,7 +142,7 @@ PINSITE_GRAPH = {
 REDIS_CACHE = env.text("PINSITE_REDIS_CACHE", f"redis://{LOCAL}:{BASE + 379}")
 
 
-def _cache(db: int, prefix: str) -> dict[str, object]:
+def _cache(db: int, prefix: str) -> dict[str, Any]:
     return {
         "BACKEND": "django_redis.cache.RedisCache",
         "LOCATION": env.redis_location(REDIS_CACHE, db),

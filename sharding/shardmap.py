@@ -114,9 +114,10 @@ class ShardMap:
         if not ranges:
             raise ShardMapError(f"{master} is not a master in the shard map")
         replicas = {r.replica for r in ranges}
-        if None in replicas or len(replicas) != 1:
+        replica = replicas.pop() if len(replicas) == 1 else None
+        if replica is None:
             raise ShardMapError(f"{master} has no single replica to promote")
-        return self._with(r if r.master != master else replace(r, master=r.replica, replica=None)
+        return self._with(r if r.master != master else replace(r, master=replica, replica=None)
                           for r in self.ranges)
 
     def with_replica(self, master: str, replica: str | None) -> ShardMap:
@@ -125,6 +126,10 @@ class ShardMap:
             raise ShardMapError(f"{master} is not a master in the shard map")
         return self._with(replace(r, replica=replica) if r.master == master else r
                           for r in self.ranges)
+
+    def with_range(self, new: ShardRange) -> ShardMap:
+        """The map with a newly opened range (it must not overlap any open shard)."""
+        return self._with([*self.ranges, new])
 
     def _with(self, ranges: Iterable[ShardRange]) -> ShardMap:
         return ShardMap(tuple(ranges), version=self.version)

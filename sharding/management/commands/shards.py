@@ -9,8 +9,9 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from pinsite.commands import SubcommandCommand, progress
-from sharding import failover, ids, replication, schema
+from sharding import failover, ids, layout, replication, schema
 from sharding.exceptions import ShardingError
+from sharding.shardmap import ShardRange
 from sharding.topology import current_map, publish_initial_map, shard_map_document
 
 
@@ -33,6 +34,15 @@ class Command(SubcommandCommand):
         promote.add_argument("master", metavar="MASTER")
         promote.add_argument("--wait", type=float, default=None,
                              help="seconds to wait for the replica to catch up")
+        attach = self.add_subparser(subparsers, parent, "attach-replica",
+                                    "record REPLICA as the hot standby of MASTER's ranges")
+        attach.add_argument("master", metavar="MASTER")
+        attach.add_argument("replica", metavar="REPLICA", nargs="?", default=None)
+        opening = self.add_subparser(subparsers, parent, "open",
+                                     "open shards FIRST-LAST on MASTER (creates them, then maps)")
+        opening.add_argument("range", metavar="FIRST-LAST")
+        opening.add_argument("master", metavar="MASTER")
+        opening.add_argument("replica", metavar="REPLICA", nargs="?", default=None)
 
     def handle_decode(self, ids: list[str], json: bool = False, **_: Any) -> None:
         rows = [self._decoded(text) for text in ids]
@@ -106,6 +116,22 @@ class Command(SubcommandCommand):
             f"promoted {report.new_master} in place of {report.old_master} for {report.shards} "
             f"shards (map version {report.map_version}, gtid {report.gtid}); old master "
             f"{'fenced read-only' if report.fenced else 'unreachable, not fenced'}")
+
+
+    def handle_attach_replica(self, master: str, replica: str | None, **_: Any) -> None:
+        shard_map = layout.attach_replica(master, replica)
+        self.stdout.write(f"{master} now has replica {replica or 'none'} "
+                          f"(map version {shard_map.version})")
+
+    def handle_open(self, range: str, master: str, replica: str | None, **_: Any) -> None:
+        first, _dash, last = range.partition("-")
+        if not (first.isdigit() and last.isdigit()):
+            raise CommandError(f"expected FIRST-LAST, got {range!r}")
+        new = ShardRange(int(first), int(last), master, replica)
+        shard_map, report = layout.open_range(new)
+        self.stdout.write(f"opened shards {new.first}-{new.last} on {master} "
+                          f"({report.created_schemas} schemas created; map version "
+                          f"{shard_map.version})")
 
 
 def _yes(value: bool | None) -> str:

@@ -1,0 +1,98 @@
+"""``manage.py shards``: decode, init, show, open, attach-replica — and clear errors."""
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from sharding.topology import change_map, current_map
+
+
+def _run(*args: str) -> str:
+    out = io.StringIO()
+    call_command("shards", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_decode_prints_shard_type_and_local_id_of_the_golden_id() -> None:
+    assert _run("decode", "241294492511762325") == \
+        "241294492511762325: shard 3429 (db03429), type 1 (pin), local 7075733\n"
+
+
+def test_decode_json_gives_ids_as_strings() -> None:
+    [row] = json.loads(_run("decode", "--json", "241294492511762325"))
+    assert row == {"id": "241294492511762325", "shard": 3429, "schema": "db03429",
+                   "type_id": 1, "type": "pin", "local_id": 7075733}
+
+
+@pytest.mark.parametrize("bad", ["hello", "0", "-1", str(2**64)])
+def test_decode_rejects_bad_ids_with_a_command_error(bad: str) -> None:
+    with pytest.raises(CommandError):
+        _run("decode", bad)
+
+
+def test_init_is_idempotent() -> None:
+    output = _run("init", "--quiet")
+    assert "shard map exists" in output
+    assert all(" 0 schemas and 0 tables created" in line
+               for line in output.splitlines()[1:])
+
+
+def test_show_lists_every_range_with_master_and_replica_health() -> None:
+    shown = json.loads(_run("show", "--json"))
+    assert [(r["range"], r["master"]) for r in shown["ranges"]] == [
+        ([r.first, r.last], r.master) for r in current_map().ranges]
+    for row in shown["ranges"]:
+        assert row["master_health"]["reachable"] is True
+        assert row["master_health"]["read_only"] is False
+        assert row["replica_health"]["replicating"] is True
+        assert row["replica_health"]["lag_seconds"] is not None
+
+
+def test_promoting_an_unknown_host_is_a_command_error() -> None:
+    with pytest.raises(CommandError, match="not a master"):
+        _run("promote", "mysql999a")
+
+
+def test_opening_an_overlapping_range_is_a_command_error() -> None:
+    with pytest.raises(CommandError, match="overlaps"):
+        _run("open", "0-3", current_map().masters()[0])
+
+
+def test_opening_a_range_on_an_unconfigured_host_is_a_command_error() -> None:
+    with pytest.raises(CommandError, match="not configured"):
+        _run("open", "60000-60001", "mysql999a")
+
+
+def test_a_malformed_range_is_a_command_error() -> None:
+    with pytest.raises(CommandError, match="FIRST-LAST"):
+        _run("open", "a-b", "mysql001a")
+
+
+def test_an_opened_range_is_created_and_routed() -> None:
+    before = current_map()
+    master = before.masters()[-1]
+    first = 60000
+    try:
+        output = _run("open", f"{first}-{first + 1}", master)
+        assert "opened shards 60000-60001" in output
+        assert current_map().master_for(first + 1) == master
+    finally:
+        change_map(lambda m: type(m)(before.ranges, m.version))
+
+
+def test_attaching_a_replica_records_it_in_the_map() -> None:
+    shard_range = current_map().ranges[0]
+    try:
+        _run("attach-replica", shard_range.master)
+        assert current_map().range_for(shard_range.first).replica is None
+    finally:
+        _run("attach-replica", shard_range.master, shard_range.replica or "")
+    assert current_map().range_for(shard_range.first).replica == shard_range.replica
+
+
+def test_attaching_an_unconfigured_replica_is_a_command_error() -> None:
+    with pytest.raises(CommandError, match="not configured"):
+        _run("attach-replica", current_map().masters()[0], "mysql999b")
