@@ -17,16 +17,16 @@ from dramatiq.middleware import default_middleware
 EXCLUDED_MIDDLEWARE = {"Prometheus"}
 
 
+_configured: dramatiq.Broker | None = None
+
+
 def configure_broker() -> dramatiq.Broker:
-    """Install the RabbitMQ broker for this process (idempotent)."""
-    current = dramatiq.get_broker() if _broker_is_set() else None
-    if isinstance(current, RabbitmqBroker):
-        return current
-    middleware = [m() for m in default_middleware if m.__name__ not in EXCLUDED_MIDDLEWARE]
-    broker = RabbitmqBroker(url=settings.AMQP_URL, confirm_delivery=True, middleware=middleware)
-    dramatiq.set_broker(broker)
-    return broker
-
-
-def _broker_is_set() -> bool:
-    return dramatiq.broker.global_broker is not None
+    """Install the RabbitMQ broker for this process (idempotent). Must run before any actor
+    module is imported: actors bind to the broker installed when they are declared."""
+    global _configured
+    if _configured is None:
+        middleware = [m() for m in default_middleware if m.__name__ not in EXCLUDED_MIDDLEWARE]
+        _configured = RabbitmqBroker(url=settings.AMQP_URL, confirm_delivery=True,
+                                     middleware=middleware)
+        dramatiq.set_broker(_configured)
+    return _configured

@@ -76,7 +76,7 @@ def parse(text: str | int) -> int:
     """Parse an ID given as text (as in URLs, JSON strings and command lines)."""
     if isinstance(text, int) and not isinstance(text, bool):
         value = text
-    elif isinstance(text, str) and text.strip().isdigit():
+    elif isinstance(text, str) and text.strip().isascii() and text.strip().isdigit():
         value = int(text.strip())
     else:
         raise InvalidObjectId(f"{text!r} is not an object id")

@@ -132,6 +132,16 @@ def remove(table: MappingTable, from_id: int, to_id: int) -> bool:
     return removed
 
 
+def clear(table: MappingTable, from_id: int) -> int:
+    """Remove every edge of ``from_id``'s list; returns how many there were."""
+    alias, name = _location(table, from_id)
+    with cursor(alias) as c:
+        c.execute(f"DELETE FROM {name} WHERE from_id = %s", [from_id])
+        removed = int(c.rowcount)
+    after_commit(alias, lambda: cache.forget_list(table.name, from_id))
+    return removed
+
+
 def contains(table: MappingTable, from_id: int, to_id: int) -> bool:
     alias, name = _location(table, from_id)
     with cursor(alias) as c:

@@ -40,7 +40,7 @@ def eventually(check: Callable[[], bool], timeout: float = 10.0) -> bool:
 
 @pytest.fixture(scope="module")
 def stack() -> Stack:
-    stack = Stack("test")
+    stack = Stack()
     if not all(stack.healthy(name) for name in ("mysql000", "redis000", "zookeeper")):
         pytest.fail("the test stack is down: run `python3 -m devstack --profile test up`")
     return stack

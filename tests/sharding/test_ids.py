@@ -55,7 +55,7 @@ def test_decompose_rejects_ids_no_object_can_have(bad: int) -> None:
         ids.decompose(bad)
 
 
-@pytest.mark.parametrize("text", ["abc", "", "1.5", "-3", " ", "0x10"])
+@pytest.mark.parametrize("text", ["abc", "", "1.5", "-3", " ", "0x10", "²", "١٢"])
 def test_parse_rejects_text_that_is_not_an_id(text: str) -> None:
     with pytest.raises(InvalidObjectId):
         ids.parse(text)

@@ -102,3 +102,12 @@ def test_ids_of_the_wrong_type_are_rejected(board_id: int) -> None:
         mappings.add(BOARD_HAS_PINS, pin_id, board_id)
     with pytest.raises(InvalidObjectId):
         mappings.add(BOARD_HAS_PINS, board_id, ids.compose(7, 999, 1))
+
+
+def test_clear_removes_the_whole_list_and_its_cached_head(board_id: int) -> None:
+    for pin_id in _pins(3):
+        mappings.add(BOARD_HAS_PINS, board_id, pin_id)
+    assert mappings.count(BOARD_HAS_PINS, board_id) == 3
+    assert mappings.clear(BOARD_HAS_PINS, board_id) == 3
+    assert mappings.page(BOARD_HAS_PINS, board_id).ids == []
+    assert mappings.count(BOARD_HAS_PINS, board_id) == 0

@@ -1,0 +1,56 @@
+"""Board writes. A board lives on its owner's shard, listed in the owner's ``user_has_boards``."""
+
+from __future__ import annotations
+
+from pins.actions.pins import delete_pins_of_board
+from pins.domain import Board, timestamp_text
+from pins.lookup import load, replace
+from pins.permissions import owned_board
+from pins.types import BOARD, USER, USER_HAS_BOARDS
+from pins.validation import clean_board_name, clean_description
+from sharding import mappings, objects
+from sharding.hosts import atomic
+from sharding.ids import shard_of
+from sharding.mappings import now_sequence
+
+
+def create_board(owner_id: int, name: str, description: str = "") -> Board:
+    """Create a board on the owner's shard and list it first in the owner's boards."""
+    owner_id, _ = load(owner_id, USER)
+    created_us = now_sequence()
+    data = {"owner_id": owner_id, "name": clean_board_name(name),
+            "description": clean_description(description), "created": timestamp_text(created_us)}
+    shard = shard_of(owner_id)
+    with atomic(shard):
+        board_id = objects.create(BOARD, shard, data)
+        mappings.add(USER_HAS_BOARDS, owner_id, board_id, sequence=created_us)
+    return Board.from_json(board_id, data)
+
+
+def update_board(actor_id: int, board_id: int, *, name: str | None = None,
+                 description: str | None = None) -> Board:
+    """Rename a board or change its description (owner only); ``None`` keeps a field."""
+    board_id, data = owned_board(actor_id, board_id)
+    changed = dict(data)
+    if name is not None:
+        changed["name"] = clean_board_name(name)
+    if description is not None:
+        changed["description"] = clean_description(description)
+    if changed != data:
+        replace(board_id, BOARD, changed)
+    return Board.from_json(board_id, changed)
+
+
+def delete_board(actor_id: int, board_id: int) -> int:
+    """Delete a board with all its pins (in chunks) and its mappings (owner only).
+
+    Pins go first and the board last, so an interrupted delete leaves a smaller board, never
+    pins without one; running it again finishes the job. Returns the number of pins deleted.
+    """
+    board_id, data = owned_board(actor_id, board_id)
+    deleted = delete_pins_of_board(board_id, int(data["owner_id"]))
+    with atomic(shard_of(board_id)):
+        objects.delete(board_id)
+        mappings.remove(USER_HAS_BOARDS, int(data["owner_id"]), board_id)
+    return deleted
+

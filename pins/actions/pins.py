@@ -1,0 +1,159 @@
+"""Pin writes. A pin lives on its board's shard, listed in ``board_has_pins`` and its
+pinner's ``user_has_pins``; a repin is also listed in its source's ``pin_has_repins``.
+
+The pin object and the mappings on its own shard change in one transaction; mappings on
+other shards (a repin's source) change after the commit, and if that shard's host fails they
+are queued and retried until they succeed (they are idempotent). Readers skip list entries whose
+object is gone.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from pins.domain import JSONObject, Pin, timestamp_text
+from pins.events import pin_created, pin_deleted, send_after_commit
+from pins.images import ImageInput, StoredImage, delete_stored_image, store_image
+from pins.lookup import load, replace
+from pins.permissions import owned_board, owned_pin
+from pins.types import BOARD_HAS_PINS, PIN, PIN_HAS_REPINS, USER_HAS_PINS
+from pins.validation import clean_description, clean_link, clean_title
+from sharding import mappings, objects
+from sharding.hosts import atomic
+from sharding.ids import shard_of
+from sharding.mappings import MappingTable, now_sequence
+from sharding.tasks import write_or_enqueue
+
+logger = logging.getLogger("pinsite.pins")
+
+BOARD_DELETE_CHUNK = 500
+SHARED_WITH_SOURCE = ("description", "link", "image", "thumbnail", "width", "height")
+
+Edge = tuple[MappingTable, int, int]
+
+
+def create_pin(pinner_id: int, board_id: int, title: str, description: str, link: str,
+               image_file: ImageInput) -> Pin:
+    """Pin an uploaded image to one of the pinner's own boards."""
+    board_id, _ = owned_board(pinner_id, board_id)
+    text = {"title": clean_title(title), "description": clean_description(description),
+            "link": clean_link(link)}
+    stored = store_image(shard_of(board_id), image_file)
+    try:
+        return _insert_pin(pinner_id, board_id, {**text, **_image_fields(stored)}, None)
+    except BaseException:
+        delete_stored_image(stored)
+        raise
+
+
+def repin(pinner_id: int, source_pin_id: int, board_id: int, title: str | None = None) -> Pin:
+    """Save someone's (or one's own) pin to one of the pinner's boards; the repin shares the
+    source's image, description and link, and records ``source_pin_id``."""
+    source_id, source = load(source_pin_id, PIN)
+    board_id, _ = owned_board(pinner_id, board_id)
+    fields = {key: source[key] for key in SHARED_WITH_SOURCE}
+    fields["title"] = source["title"] if title is None else clean_title(title)
+    return _insert_pin(pinner_id, board_id, fields, source_id)
+
+
+def update_pin(actor_id: int, pin_id: int, *, title: str | None = None,
+               description: str | None = None, link: str | None = None) -> Pin:
+    """Change a pin's title, description or link (its pinner only); ``None`` keeps a field."""
+    pin_id, data = owned_pin(actor_id, pin_id)
+    changed = dict(data)
+    if title is not None:
+        changed["title"] = clean_title(title)
+    if description is not None:
+        changed["description"] = clean_description(description)
+    if link is not None:
+        changed["link"] = clean_link(link)
+    if changed != data:
+        replace(pin_id, PIN, changed)
+    return Pin.from_json(pin_id, changed)
+
+
+def delete_pin(actor_id: int, pin_id: int) -> None:
+    """Delete a pin and its mappings (its pinner only). A repin's source is untouched; the
+    repins of a deleted pin stay, with their ``source_pin_id`` pointing at a missing pin."""
+    pin_id, data = owned_pin(actor_id, pin_id)
+    _delete_pins(shard_of(pin_id), {pin_id: data})
+
+
+def delete_pins_of_board(board_id: int, owner_id: int) -> int:
+    """Delete every pin of a board, one transaction per chunk; returns how many existed."""
+    deleted, batch = 0, []
+    for entry in mappings.iterate(BOARD_HAS_PINS, board_id, chunk=BOARD_DELETE_CHUNK):
+        batch.append(entry.to_id)
+        if len(batch) == BOARD_DELETE_CHUNK:
+            deleted += _delete_batch(board_id, owner_id, batch)
+            batch = []
+    return deleted + (_delete_batch(board_id, owner_id, batch) if batch else 0)
+
+
+def _image_fields(stored: StoredImage) -> JSONObject:
+    return {"image": stored.image, "thumbnail": stored.thumbnail, "width": stored.width,
+            "height": stored.height}
+
+
+def _insert_pin(pinner_id: int, board_id: int, fields: JSONObject,
+                source_pin_id: int | None) -> Pin:
+    created_us = now_sequence()
+    data = {**fields, "board_id": board_id, "pinner_id": pinner_id,
+            "created": timestamp_text(created_us), "source_pin_id": source_pin_id}
+    shard = shard_of(board_id)
+    with atomic(shard) as alias:
+        pin_id = objects.create(PIN, shard, data)
+        local, remote = _split_by_shard(shard, _edges(pin_id, data))
+        for table, from_id, to_id in local:
+            mappings.add(table, from_id, to_id, sequence=created_us)
+        send_after_commit(alias, pin_created, pin_id=pin_id, board_id=board_id,
+                          pinner_id=pinner_id, created_at_us=created_us)
+    for table, from_id, to_id in remote:
+        write_or_enqueue("add", table, from_id, to_id, sequence=created_us)
+    return Pin.from_json(pin_id, data)
+
+
+def _delete_batch(board_id: int, owner_id: int, pin_ids: list[int]) -> int:
+    found = objects.get_many(pin_ids)
+    stub = {"board_id": board_id, "pinner_id": owner_id}
+    return _delete_pins(shard_of(board_id), {pin_id: found.get(pin_id, stub)
+                                             for pin_id in pin_ids})
+
+
+def _delete_pins(shard: int, pins: dict[int, JSONObject]) -> int:
+    """Delete pins of one shard with their mappings; list entries whose pin is already gone
+    are removed too. Returns how many pin objects existed."""
+    deleted, remote = 0, []
+    with atomic(shard) as alias:
+        for pin_id, data in pins.items():
+            local, far = _split_by_shard(shard, _edges(pin_id, data))
+            for edge in local:
+                mappings.remove(*edge)
+            remote.extend(far)
+            _forget_repins(pin_id)
+            if objects.delete(pin_id):
+                deleted += 1
+                send_after_commit(alias, pin_deleted, pin_id=pin_id,
+                                  board_id=int(data["board_id"]),
+                                  pinner_id=int(data["pinner_id"]))
+    for table, from_id, to_id in remote:
+        write_or_enqueue("remove", table, from_id, to_id)
+    return deleted
+
+
+def _forget_repins(pin_id: int) -> None:
+    mappings.clear(PIN_HAS_REPINS, pin_id)
+
+
+def _edges(pin_id: int, data: JSONObject) -> list[Edge]:
+    edges = [(BOARD_HAS_PINS, int(data["board_id"]), pin_id),
+             (USER_HAS_PINS, int(data["pinner_id"]), pin_id)]
+    if data.get("source_pin_id") is not None:
+        edges.append((PIN_HAS_REPINS, int(data["source_pin_id"]), pin_id))
+    return edges
+
+
+def _split_by_shard(shard: int, edges: list[Edge]) -> tuple[list[Edge], list[Edge]]:
+    local = [edge for edge in edges if shard_of(edge[1]) == shard]
+    return local, [edge for edge in edges if shard_of(edge[1]) != shard]
+

@@ -1,0 +1,21 @@
+"""Content settings: the ``PINSITE_CONTENT`` dict, resolved lazily with defaults in code.
+
+>>> from pins.conf import content_settings
+>>> content_settings.THUMBNAIL_WIDTH
+236
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sharding.conf import Settings
+
+DEFAULTS: dict[str, Any] = {
+    "MAX_IMAGE_BYTES": 10 * 1024 * 1024,
+    "MAX_IMAGE_PIXELS": 40_000_000,
+    "THUMBNAIL_WIDTH": 236,
+    "PAGE_SIZE": 50,
+}
+
+content_settings = Settings("PINSITE_CONTENT", DEFAULTS)

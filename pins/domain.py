@@ -1,0 +1,130 @@
+"""The content domain's read models: small frozen values built from the shards' JSON.
+
+>>> pin = Pin.from_json(pin_id, objects.get(pin_id))
+>>> pin.title, pin.board_id
+('Quiche', 144959613005987841)
+
+Times are stored as ISO 8601 text with microseconds; ``created_us`` is the same instant in
+microseconds, the unit of mapping sequences and feed timestamps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Generic, TypeVar
+
+from django.core.files.storage import default_storage
+
+T = TypeVar("T")
+JSONObject = dict[str, Any]
+
+
+def timestamp_text(us: int) -> str:
+    """ISO 8601 text (UTC) of a time in microseconds, exact to the microsecond."""
+    seconds, micros = divmod(us, 1_000_000)
+    return datetime.fromtimestamp(seconds, UTC).replace(microsecond=micros).isoformat()
+
+
+def parse_timestamp(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def microseconds(moment: datetime) -> int:
+    """A timezone-aware time in microseconds since the epoch (exact, no float rounding)."""
+    delta = moment - datetime(1970, 1, 1, tzinfo=UTC)
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+@dataclass(frozen=True)
+class User:
+    """A pinner's profile object (the ``users`` table on the pinner's shard)."""
+
+    id: int
+    username: str
+    display_name: str
+    about: str
+    created: datetime
+
+    @classmethod
+    def from_json(cls, user_id: int, data: JSONObject) -> User:
+        return cls(id=user_id, username=data["username"],
+                   display_name=data.get("display_name") or data["username"],
+                   about=data.get("about", ""), created=parse_timestamp(data["created"]))
+
+    @property
+    def created_us(self) -> int:
+        return microseconds(self.created)
+
+
+@dataclass(frozen=True)
+class Board:
+    """A board: lives on its owner's shard."""
+
+    id: int
+    owner_id: int
+    name: str
+    description: str
+    created: datetime
+
+    @classmethod
+    def from_json(cls, board_id: int, data: JSONObject) -> Board:
+        return cls(id=board_id, owner_id=int(data["owner_id"]), name=data["name"],
+                   description=data.get("description", ""),
+                   created=parse_timestamp(data["created"]))
+
+    @property
+    def created_us(self) -> int:
+        return microseconds(self.created)
+
+
+@dataclass(frozen=True)
+class Pin:
+    """A pin: lives on its board's shard; a repin names its source and shares its image."""
+
+    id: int
+    board_id: int
+    pinner_id: int
+    title: str
+    description: str
+    link: str
+    image: str
+    thumbnail: str
+    width: int
+    height: int
+    created: datetime
+    source_pin_id: int | None
+
+    @classmethod
+    def from_json(cls, pin_id: int, data: JSONObject) -> Pin:
+        source = data.get("source_pin_id")
+        return cls(id=pin_id, board_id=int(data["board_id"]), pinner_id=int(data["pinner_id"]),
+                   title=data.get("title", ""), description=data.get("description", ""),
+                   link=data.get("link", ""), image=data["image"], thumbnail=data["thumbnail"],
+                   width=int(data["width"]), height=int(data["height"]),
+                   created=parse_timestamp(data["created"]),
+                   source_pin_id=None if source is None else int(source))
+
+    @property
+    def created_us(self) -> int:
+        return microseconds(self.created)
+
+    @property
+    def is_repin(self) -> bool:
+        return self.source_pin_id is not None
+
+    @property
+    def image_url(self) -> str:
+        return default_storage.url(self.image)
+
+    @property
+    def thumbnail_url(self) -> str:
+        return default_storage.url(self.thumbnail)
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    """Newest-first items of a list and the cursor of the next page (``None`` at the end)."""
+
+    items: list[T]
+    next_cursor: str | None

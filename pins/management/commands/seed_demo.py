@@ -1,0 +1,57 @@
+"""``manage.py seed_demo``: fill the shards with demo pinners, boards, pins and repins."""
+
+from __future__ import annotations
+
+import time
+from argparse import ArgumentTypeError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from pins.demo import DEMO_PASSWORD, DEMO_USERNAME, DemoPlan, seed_demo
+from pins.exceptions import ContentError
+from pins.models import Pinner
+from pinsite.commands import progress
+from sharding.exceptions import ShardingError
+
+
+def _count(text: str) -> int:
+    if not (text.isascii() and text.isdigit()):
+        raise ArgumentTypeError(f"expected a whole number of 0 or more, got {text!r}")
+    return int(text)
+
+
+class Command(BaseCommand):
+    help = ("Create demo pinners with boards, pins and repins (pictures drawn locally), and "
+            f"the login {DEMO_USERNAME} / {DEMO_PASSWORD}.")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        defaults = DemoPlan()
+        parser.add_argument("--users", type=_count, default=defaults.users)
+        parser.add_argument("--boards-per-user", type=_count, default=defaults.boards_per_user)
+        parser.add_argument("--pins-per-board", type=_count, default=defaults.pins_per_board)
+        parser.add_argument("--repins-per-user", type=_count, default=defaults.repins_per_user)
+        parser.add_argument("--seed", type=int, default=defaults.seed,
+                            help="makes names and pictures repeatable")
+        parser.add_argument("--if-empty", action="store_true",
+                            help="do nothing when any pinner exists")
+        parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["if_empty"] and Pinner.objects.exists():
+            self.stdout.write("Pinners exist already; nothing seeded (--if-empty).")
+            return
+        plan = DemoPlan(users=options["users"], boards_per_user=options["boards_per_user"],
+                        pins_per_board=options["pins_per_board"],
+                        repins_per_user=options["repins_per_user"], seed=options["seed"])
+        started = time.monotonic()
+        try:
+            with progress(plan.steps, "seeding demo content", not options["quiet"]) as bar:
+                report = seed_demo(plan, step=lambda: bar.update(1))
+        except (ContentError, ShardingError) as exc:
+            raise CommandError(f"Seeding stopped: {exc}") from exc
+        self.stdout.write(
+            f"Seeded {report.pinners} pinners, {report.boards} boards, {report.pins} pins and "
+            f"{report.repins} repins in {time.monotonic() - started:.1f} s.")
+        if report.demo_created or Pinner.objects.filter(account__username=DEMO_USERNAME).exists():
+            self.stdout.write(f"Log in as {DEMO_USERNAME} / {DEMO_PASSWORD}")

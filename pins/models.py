@@ -1,0 +1,35 @@
+"""Django models of the content domain, on the ``default`` database.
+
+Everything a pinner makes lives on the shards; ``default`` keeps only what must be globally
+unique: the username → user ID index, joined to Django's auth user for logins.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class Pinner(models.Model):
+    """The global index row of a pinner: auth account ↔ 64-bit user object ID on a shard.
+
+    >>> Pinner.objects.get(account__username="ada").user_id
+    2522015791327477761
+    """
+
+    account = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
+                                   related_name="pinner")
+    user_id = models.BigIntegerField(unique=True,
+                                     help_text="ID of the user object on its shard")
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return f"{self.username} ({self.user_id})"
+
+    @property
+    def username(self) -> str:
+        return str(self.account.get_username())

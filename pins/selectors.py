@@ -1,0 +1,142 @@
+"""Domain reads of the content domain: single objects, newest-first pages and counts.
+
+A page is an application-side join: one mapping page (list cache), then ONE
+``objects.get_many`` for all its IDs (object cache, one query per host). Entries whose object
+is gone are skipped, so a page may hold fewer items than ``limit``.
+
+>>> page = pins_of_board(board_id, limit=25)
+>>> [pin.title for pin in page.items], page.next_cursor
+(['Leek quiche', ...], 'MTcwMD...')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+
+from pins.conf import content_settings
+from pins.domain import Board, JSONObject, Page, Pin, User
+from pins.exceptions import InvalidContent, NotFound
+from pins.lookup import checked_id, load
+from pins.models import Pinner
+from pins.types import (
+    BOARD,
+    BOARD_HAS_PINS,
+    PIN,
+    PIN_HAS_REPINS,
+    USER,
+    USER_HAS_BOARDS,
+    USER_HAS_PINS,
+)
+from sharding import mappings, objects
+from sharding.exceptions import ShardNotOpen
+from sharding.mappings import MAX_PAGE, InvalidCursor, MappingTable
+
+T = TypeVar("T")
+
+
+def pinner_by_username(username: str) -> Pinner:
+    """The index row of a pinner (case-insensitive), or :class:`NotFound`."""
+    pinner = (Pinner.objects.select_related("account")
+              .filter(account__username__iexact=username.strip()).first())
+    if pinner is None:
+        raise NotFound(f"No pinner is called {username!r}.")
+    return pinner
+
+
+def pinner_of_account(account: AbstractBaseUser | AnonymousUser) -> Pinner | None:
+    """The pinner behind a logged-in account (``request.user``); ``None`` for anonymous
+    visitors and accounts without one (e.g. an operator's)."""
+    if not account.is_authenticated:
+        return None
+    return Pinner.objects.filter(account_id=account.pk).first()
+
+
+def user_object(user_id: int | str) -> JSONObject:
+    """The stored JSON of a user object (as on its shard), or :class:`NotFound`."""
+    return load(user_id, USER)[1]
+
+
+def get_user(user_id: int | str) -> User:
+    return User.from_json(*load(user_id, USER))
+
+
+def get_board(board_id: int | str) -> Board:
+    return Board.from_json(*load(board_id, BOARD))
+
+
+def get_pin(pin_id: int | str) -> Pin:
+    return Pin.from_json(*load(pin_id, PIN))
+
+
+def boards_of(user_id: int | str, limit: int | None = None, after: str | None = None,
+              ) -> Page[Board]:
+    """A user's boards, newest first."""
+    return _page(USER_HAS_BOARDS, user_id, limit, after, Board.from_json)
+
+
+def pins_of_board(board_id: int | str, limit: int | None = None, after: str | None = None,
+                  ) -> Page[Pin]:
+    """A board's pins, newest first."""
+    return _page(BOARD_HAS_PINS, board_id, limit, after, Pin.from_json)
+
+
+def pins_of_user(user_id: int | str, limit: int | None = None, after: str | None = None,
+                 ) -> Page[Pin]:
+    """Every pin a user made (on all their boards), newest first."""
+    return _page(USER_HAS_PINS, user_id, limit, after, Pin.from_json)
+
+
+def repins_of(pin_id: int | str, limit: int | None = None, after: str | None = None,
+              ) -> Page[Pin]:
+    """The repins made directly from a pin, newest first."""
+    return _page(PIN_HAS_REPINS, pin_id, limit, after, Pin.from_json)
+
+
+def board_pin_count(board_id: int | str) -> int:
+    return _count(BOARD_HAS_PINS, board_id)
+
+
+def user_pin_count(user_id: int | str) -> int:
+    return _count(USER_HAS_PINS, user_id)
+
+
+def user_board_count(user_id: int | str) -> int:
+    return _count(USER_HAS_BOARDS, user_id)
+
+
+def repin_count(pin_id: int | str) -> int:
+    return _count(PIN_HAS_REPINS, pin_id)
+
+
+def _page(table: MappingTable, from_id: int | str, limit: int | None, after: str | None,
+          build: Callable[[int, JSONObject], T]) -> Page[T]:
+    owner = checked_id(from_id, table.from_type)
+    size = _page_size(limit)
+    try:
+        entries = mappings.page(table, owner, limit=size, after=after or None)
+    except InvalidCursor as exc:
+        raise InvalidContent("The page cursor is not valid.", field="cursor") from exc
+    except ShardNotOpen as exc:
+        raise NotFound(f"No {table.from_type.name} {owner}: its shard is not open.") from exc
+    found = objects.get_many(entries.ids)
+    items = [build(to_id, found[to_id]) for to_id in entries.ids if to_id in found]
+    return Page(items, entries.next_cursor)
+
+
+def _page_size(limit: Any) -> int:
+    size = int(content_settings.PAGE_SIZE) if limit is None else limit
+    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_PAGE:
+        raise InvalidContent(f"The page size must be 1..{MAX_PAGE}.", field="limit")
+    return size
+
+
+def _count(table: MappingTable, from_id: int | str) -> int:
+    owner = checked_id(from_id, table.from_type)
+    try:
+        return mappings.count(table, owner)
+    except ShardNotOpen as exc:
+        raise NotFound(f"No {table.from_type.name} {owner}: its shard is not open.") from exc

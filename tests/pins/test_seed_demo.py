@@ -1,0 +1,47 @@
+"""``manage.py seed_demo``: demo content through the ordinary actions."""
+
+from __future__ import annotations
+
+import random
+import re
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from pins.models import Pinner
+from pins.selectors import boards_of, pinner_by_username, pins_of_board
+from tests.pins.helpers import new_pinner
+
+
+def _seed(*args: str) -> str:
+    out = StringIO()
+    call_command("seed_demo", *args, "--quiet", "--seed", str(random.randrange(1 << 30)),
+                 stdout=out)
+    return out.getvalue()
+
+
+def test_seed_demo_creates_the_planned_content() -> None:
+    output = _seed("--users", "2", "--boards-per-user", "2", "--pins-per-board", "2",
+                   "--repins-per-user", "1")
+    assert "Seeded 2 pinners, 4 boards, 8 pins and 2 repins" in output
+
+
+def test_seed_demo_creates_the_demo_login_with_content() -> None:
+    output = _seed("--users", "1", "--boards-per-user", "1", "--pins-per-board", "1")
+    assert "Log in as demo / pinsite-demo" in output
+    demo = pinner_by_username("demo")
+    board = boards_of(demo.user_id).items[0]
+    assert pins_of_board(board.id).items
+
+
+def test_seed_demo_if_empty_does_nothing_when_pinners_exist() -> None:
+    new_pinner()
+    before = Pinner.objects.count()
+    output = _seed("--users", "2", "--if-empty")
+    assert "nothing seeded" in output and Pinner.objects.count() == before
+
+
+def test_seed_demo_rejects_negative_sizes() -> None:
+    with pytest.raises(CommandError, match=re.escape("--users")):
+        _seed("--users", "-1")
