@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "sharding",
     "pins",
     "graph",
+    "feed",
 ]
 
 MIDDLEWARE = [
@@ -135,6 +136,14 @@ PINSITE_GRAPH = {
     ),
     "VSHARD_COUNT": 8192,
     "MAP_CACHE_FILE": str(VAR_DIR / "vshardmap.json"),
+}
+
+# --- Following feed: HBase Thrift servers of the primary and the standby cluster ---------
+
+PINSITE_FEED = {
+    "PRIMARY": env.address(env.text("PINSITE_HBASE_PRIMARY", f"{LOCAL}:{BASE + 90}")),
+    "STANDBY": env.address(env.text("PINSITE_HBASE_STANDBY", f"{LOCAL}:{BASE + 91}")),
+    "TABLE_PREFIX": env.text("PINSITE_HBASE_TABLE_PREFIX", "pinsite"),
 }
 
 # --- Caches: objects and lists in separate pools (separate connection pools, separate DBs) ---

@@ -1,0 +1,1 @@
+"""The following feed on HBase: storage, fanout actors, dual clusters, speculative reads."""

@@ -1,0 +1,8 @@
+"""Django app configuration for the following feed."""
+
+from django.apps import AppConfig
+
+
+class FeedConfig(AppConfig):
+    name = "feed"
+    verbose_name = "Following feed"
