@@ -2,14 +2,13 @@
 
 Measured in one run: object create rate (store vs a raw ``INSERT``), single get p50/p99 (store
 from cache, store from the shard, raw ``SELECT``) and a 50-object cross-shard ``get_many``
-(store uncached vs one raw ``UNION ALL`` per host, as the store sends).
+(store uncached vs the same ``UNION ALL`` per host sent through raw MySQLdb).
 """
 
 from __future__ import annotations
 
 import json
 import random
-from collections import defaultdict
 from contextlib import closing
 from typing import Any
 
@@ -97,12 +96,14 @@ def _gets(object_type: ObjectType, created: list[int], raw: dict[str, Any], samp
 def _get_many(object_type: ObjectType, created: list[int], raw: dict[str, Any], samples: int,
               randomly: random.Random) -> dict[str, Any]:
     batches = [randomly.sample(created, 50) for _ in range(samples)]
-    queries = [_raw_union_queries(object_type, batch) for batch in batches]
+    queries = [[(alias, objects.union_sql(table, groups))
+                for (alias, table), groups in objects.group_by_host_and_table(batch).items()]
+               for batch in batches]
 
     def raw_union(index: int) -> None:
-        for alias, (sql, params) in queries[index].items():
+        for alias, sql in queries[index]:
             with closing(raw[alias].cursor()) as c:
-                c.execute(sql, params)
+                c.execute(sql)
                 c.fetchall()
 
     uncached = latency(lambda i: objects.get_many(batches[i], cached=False), samples)
@@ -113,25 +114,3 @@ def _get_many(object_type: ObjectType, created: list[int], raw: dict[str, Any], 
             "store_uncached": uncached.to_json(), "store_cached": cached.to_json(),
             "raw_union_per_host": ceiling.to_json(),
             "p50_ratio_uncached_vs_raw": ratio(uncached.p50_us, ceiling.p50_us)}
-
-
-RawQuery = tuple[str, list[int]]
-
-
-def _raw_union_queries(object_type: ObjectType, batch: list[int]) -> dict[str, RawQuery]:
-    by_host: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
-    shard_map = current_map()
-    for object_id in batch:
-        parts = decompose(object_id)
-        by_host[shard_map.master_for(parts.shard)][parts.shard].append(parts.local_id)
-    queries = {}
-    for alias, shards in by_host.items():
-        selects, params = [], []
-        for shard, local_ids in shards.items():
-            marks = ",".join(["%s"] * len(local_ids))
-            selects.append(f"SELECT local_id, data FROM {schema_name(shard)}.{object_type.table}"
-                           f" WHERE local_id IN ({marks})")
-            params += local_ids
-        queries[alias] = (" UNION ALL ".join(selects), params)
-    return queries
-

@@ -67,7 +67,7 @@ def get_many(ids: Iterable[int], cached: bool = True) -> dict[int, JSONObject]:
     found = cache.get_objects(wanted) if cached else {}
     missing = [object_id for object_id in wanted if object_id not in found]
     loaded: dict[int, JSONObject] = {}
-    for (alias, table), parts in _group_by_host_and_table(missing).items():
+    for (alias, table), parts in group_by_host_and_table(missing).items():
         loaded.update(_select(alias, table, parts))
     if cached:
         cache.put_objects(loaded)
@@ -75,31 +75,37 @@ def get_many(ids: Iterable[int], cached: bool = True) -> dict[int, JSONObject]:
     return {object_id: found[object_id] for object_id in wanted if object_id in found}
 
 
-def _group_by_host_and_table(ids: list[int]) -> dict[tuple[str, str], list[tuple[int, int, int]]]:
-    groups: dict[tuple[str, str], list[tuple[int, int, int]]] = defaultdict(list)
+ShardGroups = dict[tuple[int, int], list[int]]
+"""``(shard, type_id) → local IDs`` of one host and table."""
+
+
+def group_by_host_and_table(ids: list[int]) -> dict[tuple[str, str], ShardGroups]:
+    groups: dict[tuple[str, str], ShardGroups] = defaultdict(lambda: defaultdict(list))
+    aliases: dict[int, str] = {}
     for object_id in ids:
         parts = decompose(object_id)
+        if parts.shard not in aliases:
+            aliases[parts.shard] = alias_for_shard(parts.shard)
         table = types.by_id(parts.type_id).table
-        groups[(alias_for_shard(parts.shard), table)].append(
-            (parts.shard, parts.type_id, parts.local_id))
+        groups[(aliases[parts.shard], table)][(parts.shard, parts.type_id)].append(parts.local_id)
     return groups
 
 
-def _select(alias: str, table: str, parts: list[tuple[int, int, int]]) -> dict[int, JSONObject]:
-    by_shard: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for shard, type_id, local_id in parts:
-        by_shard[(shard, type_id)].append(local_id)
-    selects, params = [], []
-    for (shard, type_id), local_ids in by_shard.items():
-        marks = ",".join(["%s"] * len(local_ids))
-        selects.append(f"SELECT {shard}, {type_id}, local_id, data FROM {_table(shard, table)} "
-                       f"WHERE local_id IN ({marks})")
-        params.extend(local_ids)
+def union_sql(table: str, groups: ShardGroups) -> str:
+    """One ``UNION ALL`` query over a host's shards returning ``(id, data)``; the server
+    composes the IDs. Every number in it is an integer that :func:`decompose` produced."""
+    return " UNION ALL ".join(
+        f"SELECT {compose(shard, type_id, 1) - 1} + local_id, data FROM {_table(shard, table)} "
+        f"WHERE local_id IN ({','.join(map(str, local_ids))})"
+        for (shard, type_id), local_ids in groups.items()
+    )
+
+
+def _select(alias: str, table: str, groups: ShardGroups) -> dict[int, JSONObject]:
     with cursor(alias) as c:
-        c.execute(" UNION ALL ".join(selects), params)
+        c.execute(union_sql(table, groups))
         rows = c.fetchall()
-    return {compose(shard, type_id, local_id): _decode(data)
-            for shard, type_id, local_id, data in rows}
+    return {int(object_id): _decode(data) for object_id, data in rows}
 
 
 def update(object_id: int, data: JSONObject) -> None:
