@@ -34,7 +34,7 @@ def test_a_cross_shard_write_that_succeeds_is_applied_at_once() -> None:
 def test_a_failed_cross_shard_write_is_retried_by_a_worker_until_it_lands(
         worker: dramatiq.Worker, monkeypatch: pytest.MonkeyPatch) -> None:
     board_id, pin_id = _edge()
-    real_apply, failures = tasks._apply, []
+    real_apply, failures = tasks._apply, list[tuple[object, ...]]()
 
     def host_down_twice(*args: object) -> None:
         if len(failures) < 2:
