@@ -1,15 +1,17 @@
-"""URL configuration: the admin, the web UI and (later) the REST API."""
+"""URL configuration: the REST API, its schema, the admin, and the web UI."""
 
 from django.conf import settings
 from django.contrib import admin
-from django.urls import path, re_path
+from django.urls import include, path, re_path
 from django.views.static import serve
-
-from pinsite import views
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("api/v1/", include("pinsite.api.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("admin/", admin.site.urls),
+    path("", include("pinsite.web.urls")),
 ]
 
 if settings.PINSITE_SERVE_MEDIA:

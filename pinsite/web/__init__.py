@@ -1,0 +1,1 @@
+"""The web UI: Django templates with progressive enhancement."""
