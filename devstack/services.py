@@ -6,6 +6,7 @@ Adding a service is one entry here (and, for a new kind, one small
 
 from __future__ import annotations
 
+from devstack.hbase.service import HBaseThrift
 from devstack.mariadb import MariaDB
 from devstack.mysql_client import ADMIN_PASSWORD, ADMIN_USER, APP_PASSWORD, APP_USER
 from devstack.profile import Profile
@@ -23,6 +24,7 @@ REDIS_CACHE = ("redis000", 379)
 REDIS_PAIRS = (("redis001a", 381, "redis001b", 382), ("redis002a", 391, "redis002b", 392))
 ZOOKEEPER_OFFSET = 181
 AMQP_OFFSET, DIST_OFFSET, EPMD_OFFSET = 672, 673, 369
+HBASE_CLUSTERS = (("hbase1", 90, "primary"), ("hbase2", 91, "standby"))
 DJANGO_DATABASE = "pinsite"
 
 
@@ -41,6 +43,8 @@ def build_services(profile: Profile) -> dict[str, Service]:
                  nodename=f"pinsite-{profile.name}@localhost",
                  dist_port=profile.port(DIST_OFFSET), epmd_port=profile.port(EPMD_OFFSET)),
     ]
+    services += [HBaseThrift(name, profile.port(offset), profile.var_dir / name, role=role)
+                 for name, offset, role in HBASE_CLUSTERS]
     return {service.name: service for service in services}
 
 
@@ -95,4 +99,6 @@ def settings_env(profile: Profile, services: dict[str, Service]) -> dict[str, st
         "PINSITE_REDIS_GRAPH_PAIRS": pairing(REDIS_PAIRS),
         "PINSITE_ZK_HOSTS": address("zookeeper"),
         "PINSITE_AMQP_URL": f"amqp://{AMQP_USER}:{AMQP_PASSWORD}@{address('rabbitmq')}/%2F",
+        "PINSITE_HBASE_PRIMARY": address(HBASE_CLUSTERS[0][0]),
+        "PINSITE_HBASE_STANDBY": address(HBASE_CLUSTERS[1][0]),
     }
