@@ -220,7 +220,7 @@ class WatchedDocument(Generic[T]):
             if self._value is not None and value.version < self._value.version:
                 return
             self._value = value
-        self._save_cache_file(value)
+            self._save_cache_file(value)
         for listener in self._listeners:
             listener(value)
 
@@ -228,7 +228,7 @@ class WatchedDocument(Generic[T]):
         if self._cache_file is None:
             return
         self._cache_file.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self._cache_file.with_suffix(f".{os.getpid()}.tmp")
+        temporary = self._cache_file.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
         document = {"version": value.version, "document": json.loads(self._encode(value))}
         temporary.write_text(json.dumps(document, sort_keys=True) + "\n")
         temporary.replace(self._cache_file)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -42,8 +43,7 @@ class Pair:
 @pytest.fixture
 def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
     """A master/replica pair of its own, and the environment that routes shards 0-3 to it."""
-    base = int(settings.DATABASES["mysql001a"]["PORT"]) - 311
-    ports = (base + 451, base + 452)
+    ports = _free_ports()
     root = tmp_path_factory.mktemp("failover")
     master, replica = mysql_pair(MASTER, REPLICA, *ports, root)
     environment = {
@@ -60,6 +60,14 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
         yield Pair(environment, master, ports[1])
     finally:
         destroy(master, replica)
+
+
+def _free_ports() -> tuple[int, int]:
+    """Two distinct ports nothing listens on (both probed at once)."""
+    with socket.socket() as first, socket.socket() as second:
+        first.bind(("127.0.0.1", 0))
+        second.bind(("127.0.0.1", 0))
+        return int(first.getsockname()[1]), int(second.getsockname()[1])
 
 
 def _manage(environment: dict[str, str], *args: str) -> str:
