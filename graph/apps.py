@@ -6,3 +6,6 @@ from django.apps import AppConfig
 class GraphConfig(AppConfig):
     name = "graph"
     verbose_name = "Follower graph"
+
+    def ready(self) -> None:
+        from graph import tables  # noqa: F401  (registers the edge-log mapping tables)

@@ -30,6 +30,12 @@ def parse_timestamp(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
+def timestamp_us(text: str) -> int:
+    """A time in microseconds from :func:`timestamp_text`'s ISO text (exact)."""
+    moment = parse_timestamp(text)
+    return int(moment.timestamp()) * 1_000_000 + moment.microsecond
+
+
 def microseconds(moment: datetime) -> int:
     """A timezone-aware time in microseconds since the epoch (exact, no float rounding)."""
     delta = moment - datetime(1970, 1, 1, tzinfo=UTC)

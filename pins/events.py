@@ -24,7 +24,7 @@ pin_created = Signal()
 """A pin (or repin) was created: ``pin_id, board_id, pinner_id, created_at_us``."""
 
 pin_deleted = Signal()
-"""A pin was deleted: ``pin_id, board_id, pinner_id``."""
+"""A pin was deleted: ``pin_id, board_id, pinner_id, created_at_us`` (``None`` if unknown)."""
 
 
 def send_after_commit(alias: str, signal: Signal, **payload: Any) -> None:

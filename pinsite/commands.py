@@ -39,11 +39,14 @@ class SubcommandCommand(BaseCommand):
             sub.add_argument("--json", action="store_true", help="print JSON for scripts")
         return sub
 
+    error_types: tuple[type[Exception], ...] = (ShardingError,)
+    """Domain errors shown as a one-line :class:`CommandError` instead of a traceback."""
+
     def handle(self, *args: Any, **options: Any) -> None:
         method = getattr(self, f"handle_{options['subcommand'].replace('-', '_')}")
         try:
             method(**options)
-        except ShardingError as exc:
+        except self.error_types as exc:
             raise CommandError(str(exc)) from exc
 
     def print_json(self, value: Any) -> None:

@@ -110,8 +110,10 @@ class WatchedDocument(Generic[T]):
     """A JSON node in ZooKeeper, cached and watched, with a last-known-good file."""
 
     def __init__(self, name: str, cache_file: str | Path | None,
-                 decode: Callable[[bytes, int], T], encode: Callable[[T], bytes]) -> None:
+                 decode: Callable[[bytes, int], T], encode: Callable[[T], bytes],
+                 init_command: str = "manage.py shards init") -> None:
         self.name = name
+        self.init_command = init_command
         self._cache_file = Path(cache_file) if cache_file else None
         self._decode = decode
         self._encode = encode
@@ -134,8 +136,8 @@ class WatchedDocument(Generic[T]):
             value = self._load_cache_file()
         if value is None:
             raise ShardMapUnavailable(
-                f"{self.path} is not known: ZooKeeper holds no such node (run `manage.py shards "
-                "init`) or cannot be reached and there is no last-known-good copy"
+                f"{self.path} is not known: ZooKeeper holds no such node (run "
+                f"`{self.init_command}`) or cannot be reached and there is no last-known-good copy"
             )
         return value
 
@@ -182,8 +184,8 @@ class WatchedDocument(Generic[T]):
             with _failing_closed(f"read {self.path}"):
                 raw, stat = client.get_async(self.path).get(timeout=_timeout())
         except NoNodeError as exc:
-            raise ShardMapUnavailable(f"{self.path} does not exist yet: run `manage.py shards "
-                                      "init`") from exc
+            raise ShardMapUnavailable(f"{self.path} does not exist yet: run "
+                                      f"`{self.init_command}`") from exc
         return self._decode(raw, stat.version)
 
     def reset(self) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 
-from pins.domain import JSONObject, Pin, timestamp_text
+from pins.domain import JSONObject, Pin, timestamp_text, timestamp_us
 from pins.events import pin_created, pin_deleted, send_after_commit
 from pins.images import ImageInput, StoredImage, delete_stored_image, store_image
 from pins.lookup import load, replace
@@ -135,7 +135,8 @@ def _delete_pins(shard: int, pins: dict[int, JSONObject]) -> int:
                 deleted += 1
                 send_after_commit(alias, pin_deleted, pin_id=pin_id,
                                   board_id=int(data["board_id"]),
-                                  pinner_id=int(data["pinner_id"]))
+                                  pinner_id=int(data["pinner_id"]),
+                                  created_at_us=_created_us(data))
     for table, from_id, to_id in remote:
         write_or_enqueue("remove", table, from_id, to_id)
     return deleted
@@ -143,6 +144,11 @@ def _delete_pins(shard: int, pins: dict[int, JSONObject]) -> int:
 
 def _forget_repins(pin_id: int) -> None:
     mappings.clear(PIN_HAS_REPINS, pin_id)
+
+
+def _created_us(data: JSONObject) -> int | None:
+    created = data.get("created")
+    return timestamp_us(created) if isinstance(created, str) else None
 
 
 def _edges(pin_id: int, data: JSONObject) -> list[Edge]:

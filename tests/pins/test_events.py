@@ -66,12 +66,14 @@ def test_a_repin_sends_pin_created(created: list[dict[str, Any]]) -> None:
     assert [event["pin_id"] for event in created] == [source.id, copy.id]
 
 
-def test_deleting_a_pin_sends_pin_deleted(deleted: list[dict[str, Any]]) -> None:
+def test_deleting_a_pin_sends_pin_deleted_with_its_creation_time(
+        created: list[dict[str, Any]], deleted: list[dict[str, Any]]) -> None:
     owner = new_pinner()
     board = new_board(owner.user_id)
     pin = new_pin(owner.user_id, board.id)
     delete_pin(owner.user_id, pin.id)
-    assert deleted == [{"pin_id": pin.id, "board_id": board.id, "pinner_id": owner.user_id}]
+    assert deleted == [{"pin_id": pin.id, "board_id": board.id, "pinner_id": owner.user_id,
+                        "created_at_us": created[0]["created_at_us"]}]
 
 
 def test_deleting_a_board_sends_pin_deleted_for_each_pin(deleted: list[dict[str, Any]]) -> None:

@@ -18,12 +18,50 @@ class Command(SubcommandCommand):
         shards.add_argument("--creates", type=int, default=2000)
         shards.add_argument("--gets", type=int, default=2000)
         shards.add_argument("--batches", type=int, default=300)
+        graph = self.add_subparser(subparsers, parent, "graph",
+                                   "follower graph vs raw redis-py on the same instance",
+                                   json_output=True)
+        graph.add_argument("--edges", type=int, default=1_000_000)
+        graph.add_argument("--samples", type=int, default=10_000)
+        graph.add_argument("--writes", type=int, default=500)
+        graph.add_argument("--keep", action="store_true",
+                           help="leave the seeded bench keys in Redis")
+        feed = self.add_subparser(subparsers, parent, "feed",
+                                  "feed fanout and pages vs raw happybase", json_output=True)
+        feed.add_argument("--followers", type=int, default=10_000)
+        feed.add_argument("--samples", type=int, default=300)
+        feed.add_argument("--processes", type=int, default=2, help="worker processes")
+        feed.add_argument("--threads", type=int, default=8, help="threads per worker process")
+
+    def handle_graph(self, edges: int, samples: int, writes: int, keep: bool = False,
+                     json: bool = False, **_: Any) -> None:
+        from graph import bench
+
+        figures = bench.run(edges=edges, samples=samples, writes=writes, keep=keep)
+        if json:
+            self.print_json(figures)
+            return
+        for name, value in figures.items():
+            self.stdout.write(f"{name}: {value}")
 
     def handle_shards(self, creates: int, gets: int, batches: int, json: bool = False,
                       **_: Any) -> None:
         from sharding import bench
 
         figures = bench.run(creates=creates, gets=gets, batches=batches)
+        if json:
+            self.print_json(figures)
+            return
+        for name, value in figures.items():
+            self.stdout.write(f"{name}: {value}")
+
+    def handle_feed(self, followers: int, samples: int, processes: int, threads: int,
+                    json: bool = False, **_: Any) -> None:
+        from feed import bench
+
+        figures = bench.run(followers=followers, samples=samples, processes=processes,
+                            threads=threads,
+                            progress=(lambda _: None) if json else self.stderr.write)
         if json:
             self.print_json(figures)
             return

@@ -1,0 +1,97 @@
+"""Graph writes: follow and unfollow users and boards. Views, the API, commands and workers all
+call these.
+
+Each action checks its input, then, under the follower's lock, records the change in the
+edge log (one MySQL transaction on the follower's shard) and applies it to Redis: the
+follower's side, then the followee's. The domain event goes out after both, so its receivers
+(the feed's fanout) see the graph as changed. If Redis stays
+unreachable through the retries, :class:`~graph.exceptions.GraphUnavailable` is raised; the
+log already holds the change and ``graph verify`` / ``graph rebuild`` reconcile it.
+
+>>> follow_user(alice, bob).changed
+True
+>>> unfollow_board(alice, bobs_recipes).action
+'unfollow'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graph import edgelog, events, lookup, updates
+from graph.events import Action, TargetKind
+from graph.exceptions import InvalidGraphInput
+from graph.store.writes import apply
+
+
+@dataclass(frozen=True)
+class FollowChange:
+    """The outcome of an action; ``changed`` is False when it was already so."""
+
+    follower_id: int
+    target_id: int
+    target_kind: TargetKind
+    action: Action
+    changed: bool
+    action_time_us: int
+
+
+def follow_user(follower_id: int | str, user_id: int | str) -> FollowChange:
+    """``follower_id`` follows ``user_id`` and, through them, all their boards."""
+    follower, target = _users(follower_id, user_id, "follow")
+    with edgelog.follower_lock(follower):
+        change = edgelog.record_user_follow(follower, target)
+        apply(updates.follow_user(follower, target, change))
+        if change.changed:
+            events.announce(follower, target, "user", "follow", change.time_us)
+    return FollowChange(follower, target, "user", "follow", change.changed, change.time_us)
+
+
+def unfollow_user(follower_id: int | str, user_id: int | str) -> FollowChange:
+    """Stop following a user; boards of theirs followed explicitly stay followed."""
+    follower, target = _users(follower_id, user_id, "unfollow")
+    with edgelog.follower_lock(follower):
+        change = edgelog.record_user_unfollow(follower, target)
+        apply(updates.unfollow_user(follower, target, change))
+        if change.changed:
+            events.announce(follower, target, "user", "unfollow", change.time_us)
+    return FollowChange(follower, target, "user", "unfollow", change.changed, change.time_us)
+
+
+def follow_board(follower_id: int | str, board_id: int | str) -> FollowChange:
+    """Follow one board explicitly (its owner gains an implicit follower, unless followed)."""
+    follower, board, owner = _board(follower_id, board_id, "follow")
+    with edgelog.follower_lock(follower):
+        change = edgelog.record_board_follow(follower, board, owner)
+        apply(updates.follow_board(follower, board, owner, change))
+        if change.changed:
+            events.announce(follower, board, "board", "follow", change.time_us)
+    return FollowChange(follower, board, "board", "follow", change.changed, change.time_us)
+
+
+def unfollow_board(follower_id: int | str, board_id: int | str) -> FollowChange:
+    """Stop following a board, also one followed only through its owner."""
+    follower, board, owner = _board(follower_id, board_id, "unfollow")
+    with edgelog.follower_lock(follower):
+        change = edgelog.record_board_unfollow(follower, board, owner)
+        apply(updates.unfollow_board(follower, board, owner, change))
+        if change.changed:
+            events.announce(follower, board, "board", "unfollow", change.time_us)
+    return FollowChange(follower, board, "board", "unfollow", change.changed, change.time_us)
+
+
+def _users(follower_id: int | str, user_id: int | str, verb: str) -> tuple[int, int]:
+    follower, target = lookup.user_id(follower_id), lookup.user_id(user_id)
+    if follower == target:
+        raise InvalidGraphInput(f"a user cannot {verb} themselves")
+    lookup.require_users(follower, target)
+    return follower, target
+
+
+def _board(follower_id: int | str, board_id: int | str, verb: str) -> tuple[int, int, int]:
+    follower, board = lookup.user_id(follower_id), lookup.board_id(board_id)
+    owner = lookup.board_owner(board)
+    if owner == follower:
+        raise InvalidGraphInput(f"a user cannot {verb} their own board")
+    lookup.require_users(follower)
+    return follower, board, owner

@@ -1,0 +1,34 @@
+"""Graph settings: the ``PINSITE_GRAPH`` dict, resolved lazily with defaults in code.
+
+>>> from graph.conf import graph_settings
+>>> graph_settings.VSHARD_COUNT
+8192
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sharding.conf import Settings
+
+DEFAULTS: dict[str, Any] = {
+    "REDIS_HOSTS": {},
+    "INITIAL_PAIRS": [],
+    "VSHARD_COUNT": 8192,
+    "MAP_NODE": "vshardmap",
+    "MAP_CACHE_FILE": "",
+    "SOCKET_TIMEOUT": 2.0,
+    "CONNECT_TIMEOUT": 1.0,
+    "WRITE_ATTEMPTS": 6,
+    "RETRY_DELAY": 0.05,
+    "RETRY_MAX_DELAY": 1.0,
+    "LOCK_SECONDS": 10,
+    "MAX_BATCH": 100,
+    "PAGE_SIZE": 50,
+    "MAX_PAGE": 1000,
+    "FENCE_SECONDS": 30,
+    "MOVED_FENCE_SECONDS": 86400,
+    "PROMOTE_WAIT_SECONDS": 30,
+}
+
+graph_settings = Settings("PINSITE_GRAPH", DEFAULTS)

@@ -1,0 +1,151 @@
+"""The durable edge log on the follower's MySQL shard: recording actions and reading rows.
+
+Every action runs under the follower's lock (a MySQL named lock on the follower's shard
+host), writes its rows in one transaction, and reads from the same log what Redis must
+derive from it (does the follower follow the board's owner, which of the owner's boards it
+follows explicitly and since when). The domain event goes out when that transaction commits.
+
+>>> with follower_lock(alice):
+...     change = record_user_follow(alice, bob)
+>>> change.changed, change.time_us
+(True, 1718000000000000)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+
+from graph.conf import graph_settings
+from graph.exceptions import GraphUnavailable
+from graph.lookup import board_owners
+from graph.tables import USER_FOLLOWS_BOARD, USER_FOLLOWS_USER, USER_UNFOLLOWS_BOARD
+from pins.types import BOARD
+from sharding import mappings
+from sharding.exceptions import ShardingError
+from sharding.hosts import alias_for_shard, atomic, cursor, schema_name
+from sharding.ids import MAX_LOCAL, compose, shard_of
+from sharding.mappings import MappingTable, now_sequence
+
+Row = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class LogChange:
+    """What one action did to the log, and the log facts its Redis update needs."""
+
+    changed: bool
+    time_us: int
+    follows_owner: bool = False
+    board_follows: dict[int, int] = field(default_factory=dict)
+    cleared_unfollows: list[int] = field(default_factory=list)
+
+
+@contextmanager
+def follower_lock(follower: int) -> Iterator[None]:
+    """Serialise the graph writes of one follower (log write and Redis update together)."""
+    alias = alias_for_shard(shard_of(follower))
+    name = f"pinsite.graph.{follower}"
+    with cursor(alias) as c:
+        c.execute("SELECT GET_LOCK(%s, %s)", [name, int(graph_settings.LOCK_SECONDS)])
+        granted = c.fetchone()[0]
+    if granted != 1:
+        raise GraphUnavailable(f"user {follower} has another graph write in progress")
+    try:
+        yield
+    finally:
+        with suppress(ShardingError), cursor(alias) as c:
+            c.execute("SELECT RELEASE_LOCK(%s)", [name])
+
+
+def record_user_follow(follower: int, target: int) -> LogChange:
+    with atomic(shard_of(follower)):
+        now = now_sequence()
+        added = mappings.add(USER_FOLLOWS_USER, follower, target, now)
+        time_us = now if added else _sequence(USER_FOLLOWS_USER, follower, target)
+        board_follows = board_follows_of_owner(follower, target)
+    return LogChange(added, time_us, board_follows=board_follows)
+
+
+def record_user_unfollow(follower: int, target: int) -> LogChange:
+    with atomic(shard_of(follower)):
+        now = now_sequence()
+        removed = mappings.remove(USER_FOLLOWS_USER, follower, target)
+        cleared = list(_of_owner(USER_UNFOLLOWS_BOARD, follower, target))
+        for board in cleared:
+            mappings.remove(USER_UNFOLLOWS_BOARD, follower, board)
+        board_follows = board_follows_of_owner(follower, target)
+    return LogChange(removed, now, board_follows=board_follows, cleared_unfollows=cleared)
+
+
+def record_board_follow(follower: int, board: int, owner: int) -> LogChange:
+    with atomic(shard_of(follower)):
+        now = now_sequence()
+        added = mappings.add(USER_FOLLOWS_BOARD, follower, board, now)
+        time_us = now if added else _sequence(USER_FOLLOWS_BOARD, follower, board)
+        unmarked = mappings.remove(USER_UNFOLLOWS_BOARD, follower, board)
+        follows_owner = mappings.contains(USER_FOLLOWS_USER, follower, owner)
+        board_follows = board_follows_of_owner(follower, owner)
+    return LogChange(added or unmarked, time_us, follows_owner, board_follows)
+
+
+def record_board_unfollow(follower: int, board: int, owner: int) -> LogChange:
+    with atomic(shard_of(follower)):
+        now = now_sequence()
+        removed = mappings.remove(USER_FOLLOWS_BOARD, follower, board)
+        follows_owner = mappings.contains(USER_FOLLOWS_USER, follower, owner)
+        marked = follows_owner and mappings.add(USER_UNFOLLOWS_BOARD, follower, board, now)
+        board_follows = board_follows_of_owner(follower, owner)
+    return LogChange(removed or marked, now, follows_owner, board_follows)
+
+
+def _sequence(table: MappingTable, from_id: int, to_id: int) -> int:
+    sequence = mappings.sequence_of(table, from_id, to_id)
+    return now_sequence() if sequence is None else sequence
+
+
+def board_follows_of_owner(follower: int, owner: int) -> dict[int, int]:
+    """``board → time`` of the follower's explicit follows of ``owner``'s boards."""
+    return _of_owner(USER_FOLLOWS_BOARD, follower, owner)
+
+
+def _of_owner(table: MappingTable, follower: int, owner: int) -> dict[int, int]:
+    """Rows of ``follower`` in ``table`` whose board belongs to ``owner`` (a range scan on
+    the primary key: an owner's boards all live on the owner's shard)."""
+    shard = shard_of(owner)
+    low, high = compose(shard, BOARD.type_id, 1), compose(shard, BOARD.type_id, MAX_LOCAL)
+    with cursor(alias_for_shard(shard_of(follower))) as c:
+        c.execute(f"SELECT to_id, sequence FROM {schema_name(shard_of(follower))}.{table.name} "
+                  "WHERE from_id = %s AND to_id BETWEEN %s AND %s", [follower, low, high])
+        rows = {int(board): int(sequence) for board, sequence in c.fetchall()}
+    if not rows:
+        return {}
+    owners = board_owners(rows, strict=False)
+    return {board: time_us for board, time_us in rows.items() if owners.get(board) == owner}
+
+
+def rows_of_follower(table: MappingTable, follower: int) -> list[Row]:
+    """Every row of one follower in ``table``."""
+    return [(follower, entry.to_id, entry.sequence)
+            for entry in mappings.iterate(table, follower)]
+
+
+def scan_shard(table: MappingTable, shard: int, where: str = "",
+               params: Sequence[int] = (), chunk: int = 5000) -> Iterator[Row]:
+    """Every row of ``table`` on ``shard`` (optionally filtered by ``where``), in primary-key
+    order, ``chunk`` rows per query."""
+    name = f"{schema_name(shard)}.{table.name}"
+    alias = alias_for_shard(shard)
+    last: tuple[int, int] = (-1, -1)
+    condition = f" AND ({where})" if where else ""
+    while True:
+        with cursor(alias) as c:
+            c.execute(f"SELECT from_id, to_id, sequence FROM {name} "
+                      f"WHERE (from_id, to_id) > (%s, %s){condition} "
+                      "ORDER BY from_id, to_id LIMIT %s", [*last, *params, chunk])
+            rows = [(int(a), int(b), int(s)) for a, b, s in c.fetchall()]
+        yield from rows
+        if len(rows) < chunk:
+            return
+        last = rows[-1][:2]

@@ -1,0 +1,293 @@
+"""Graph reads: follow checks, batch checks, exact counts, newest-first pages and fanout scans.
+
+Every call reads from one Redis instance: a follower's questions from the follower's vshard,
+a user's or board's followers from the user's (owner's) vshard. Board questions look the
+board's owner up in the object store first (object cache), since "follows board X" means
+"follows X explicitly, or follows X's owner and has not unfollowed X".
+
+>>> is_following_user(alice, bob)
+True
+>>> which_users_followed(alice, [bob, carol, dave])
+[bob, dave]
+>>> page = followers_page(bob, limit=50)
+>>> [(f.user_id, f.explicit) for f in page.items], page.next_cursor
+([(alice, True), (erin, False)], None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from graph import lookup
+from graph.conf import graph_settings
+from graph.exceptions import InvalidGraphInput
+from graph.keys import (
+    BOARD_FOLLOWERS,
+    BOARD_OVERLAP,
+    BOARD_UNFOLLOWERS,
+    BOARDS_FOLLOWED,
+    BOARDS_UNFOLLOWED,
+    FOLLOWERS,
+    FOLLOWING,
+    IMPLICIT_FOLLOWERS,
+    IMPLICIT_FOLLOWING,
+    board_key,
+    user_key,
+)
+from graph.store import reads
+from graph.store.reads import Cursor, Scored
+from graph.vshards import vshard_of
+from sharding.mappings import Entry, InvalidCursor, decode_cursor, encode_cursor
+
+
+@dataclass(frozen=True)
+class Follow:
+    """One entry of a page: who, since when (µs), and whether explicitly."""
+
+    user_id: int
+    time_us: int
+    explicit: bool
+
+
+@dataclass(frozen=True)
+class FollowPage:
+    """Newest-first entries and the opaque cursor of the next page (``None`` at the end)."""
+
+    items: list[Follow]
+    next_cursor: str | None
+
+    @property
+    def ids(self) -> list[int]:
+        return [item.user_id for item in self.items]
+
+
+def is_following_user(follower_id: int | str, user_id: int | str) -> bool:
+    """Does the follower follow the user explicitly (all their boards)?"""
+    follower, target = lookup.user_id(follower_id), lookup.user_id(user_id)
+    return reads.score(vshard_of(follower), user_key(follower, FOLLOWING), target) is not None
+
+
+FollowKind = Literal["explicit", "implicit"]
+
+
+def follow_kind(follower_id: int | str, user_id: int | str) -> FollowKind | None:
+    """``explicit`` (the user), ``implicit`` (some of their boards only) or ``None``."""
+    follower, target = lookup.user_id(follower_id), lookup.user_id(user_id)
+    explicit, implicit = reads.execute(vshard_of(follower), [
+        ("zscore", user_key(follower, FOLLOWING), target),
+        ("zscore", user_key(follower, IMPLICIT_FOLLOWING), target)])
+    if explicit is not None:
+        return "explicit"
+    return "implicit" if implicit is not None else None
+
+
+def is_following_board(follower_id: int | str, board_id: int | str) -> bool:
+    """Does the follower follow the board, explicitly or through its owner?"""
+    board = lookup.board_id(board_id)
+    return which_boards_followed(follower_id, [board]) == [board]
+
+
+def which_users_followed(follower_id: int | str, user_ids: Sequence[int | str]) -> list[int]:
+    """The users among ``user_ids`` (at most ``MAX_BATCH``) followed explicitly, in input
+    order; one ``ZMSCORE``."""
+    follower = lookup.user_id(follower_id)
+    targets = lookup.user_ids(_batch(user_ids))
+    if not targets:
+        return []
+    found = reads.scores(vshard_of(follower), user_key(follower, FOLLOWING), targets)
+    return [target for target, score in zip(targets, found, strict=True) if score is not None]
+
+
+def which_boards_followed(follower_id: int | str, board_ids: Sequence[int | str]) -> list[int]:
+    """The boards among ``board_ids`` (at most ``MAX_BATCH``) the follower follows, in input
+    order; one round trip to the follower's instance after the owner lookup."""
+    follower = lookup.user_id(follower_id)
+    boards = list(dict.fromkeys(lookup.board_ids(_batch(board_ids))))
+    if not boards:
+        return []
+    owners = lookup.board_owners(boards)
+    explicit, owner_scores, unfollowed = reads.execute(vshard_of(follower), [
+        ("smismember", user_key(follower, BOARDS_FOLLOWED), boards),
+        ("zmscore", user_key(follower, FOLLOWING), [owners[b] for b in boards]),
+        ("smismember", user_key(follower, BOARDS_UNFOLLOWED), boards)])
+    return [board for board, mine, owner, unfollow
+            in zip(boards, explicit, owner_scores, unfollowed, strict=True)
+            if mine or (owner is not None and not unfollow)]
+
+
+def board_followers_among(board_id: int | str, user_ids: Sequence[int | str]) -> list[int]:
+    """Those of ``user_ids`` (at most ``MAX_BATCH``) who follow the board, in input order;
+    one round trip to the board's instance (fanout re-checks edges with this)."""
+    board = lookup.board_id(board_id)
+    users = list(dict.fromkeys(lookup.user_ids(_batch(user_ids))))
+    if not users:
+        return []
+    owner = lookup.board_owner(board)
+    explicit, via_owner, unfollowed = reads.execute(vshard_of(board), [
+        ("hmget", board_key(board, BOARD_FOLLOWERS), users),
+        ("zmscore", user_key(owner, FOLLOWERS), users),
+        ("smismember", board_key(board, BOARD_UNFOLLOWERS), users)])
+    return [user for user, mine, owned, unfollow
+            in zip(users, explicit, via_owner, unfollowed, strict=True)
+            if mine is not None or (owned is not None and not unfollow)]
+
+
+def follower_count(user_id: int | str) -> int:
+    """Everyone who follows the user or at least one of their boards."""
+    user = lookup.user_id(user_id)
+    return sum(reads.execute(vshard_of(user), [("zcard", user_key(user, FOLLOWERS)),
+                                               ("zcard", user_key(user, IMPLICIT_FOLLOWERS))]))
+
+
+def following_count(user_id: int | str) -> int:
+    """Every user the user follows, explicitly or through some of their boards."""
+    user = lookup.user_id(user_id)
+    return sum(reads.execute(vshard_of(user), [("zcard", user_key(user, FOLLOWING)),
+                                               ("zcard", user_key(user, IMPLICIT_FOLLOWING))]))
+
+
+def followed_board_count(user_id: int | str) -> int:
+    """The boards the user follows explicitly."""
+    user = lookup.user_id(user_id)
+    return int(reads.execute(vshard_of(user), [("scard", user_key(user, BOARDS_FOLLOWED))])[0])
+
+
+def board_follower_count(board_id: int | str) -> int:
+    """Explicit followers + the owner's followers minus the board's unfollowers, each once."""
+    board = lookup.board_id(board_id)
+    owner = lookup.board_owner(board)
+    explicit, owner_followers, unfollowers, overlap = reads.execute(vshard_of(board), [
+        ("hlen", board_key(board, BOARD_FOLLOWERS)), ("zcard", user_key(owner, FOLLOWERS)),
+        ("scard", board_key(board, BOARD_UNFOLLOWERS)),
+        ("get", board_key(board, BOARD_OVERLAP))])
+    return int(explicit) + int(owner_followers) - int(unfollowers) - int(overlap or 0)
+
+
+def followers_page(user_id: int | str, limit: int | None = None,
+                   cursor: str | None = None) -> FollowPage:
+    """The user's followers (explicit and implicit), newest first."""
+    user = lookup.user_id(user_id)
+    return _user_page(user, FOLLOWERS, IMPLICIT_FOLLOWERS, limit, cursor)
+
+
+def followings_page(user_id: int | str, limit: int | None = None,
+                    cursor: str | None = None) -> FollowPage:
+    """The users the user follows (explicitly and implicitly), newest first."""
+    user = lookup.user_id(user_id)
+    return _user_page(user, FOLLOWING, IMPLICIT_FOLLOWING, limit, cursor)
+
+
+def board_followers_page(board_id: int | str, limit: int | None = None,
+                         cursor: str | None = None) -> FollowPage:
+    """The board's followers, newest first: explicit ones by the time they followed the
+    board, the owner's followers by the time they followed the owner."""
+    board = lookup.board_id(board_id)
+    owner = lookup.board_owner(board)
+    size, after = _page_size(limit), _decode(cursor)
+    explicit, unfollowers = reads.execute(vshard_of(board), [
+        ("hgetall", board_key(board, BOARD_FOLLOWERS)),
+        ("smembers", board_key(board, BOARD_UNFOLLOWERS))])
+    items = [Follow(int(m), int(t), True) for m, t in explicit.items()
+             if after is None or (int(t), m) < after]
+    skip = set(explicit) | set(unfollowers)
+    items += [Follow(int(m), t, False)
+              for m, t in _filtered_newest(vshard_of(board), user_key(owner, FOLLOWERS), after,
+                                           size + 1, skip)]
+    return _paged(items, size)
+
+
+def iter_board_followers(board_id: int | str, chunk: int = 1000) -> Iterator[list[int]]:
+    """Every follower of a board, for fanout: explicit followers (``HSCAN``), then the owner's
+    followers who neither follow it explicitly nor unfollowed it, ``chunk`` at a time."""
+    board = lookup.board_id(board_id)
+    owner = lookup.board_owner(board)
+    vshard = vshard_of(board)
+    for fields in reads.hash_chunks(vshard, board_key(board, BOARD_FOLLOWERS), chunk):
+        yield [int(field) for field in fields]
+    for batch in _newest_batches(vshard, user_key(owner, FOLLOWERS), chunk):
+        members = [member for member, _ in batch]
+        explicit, unfollowed = reads.execute(vshard, [
+            ("hmget", board_key(board, BOARD_FOLLOWERS), members),
+            ("smismember", board_key(board, BOARD_UNFOLLOWERS), members)])
+        kept = [int(m) for m, e, u in zip(members, explicit, unfollowed, strict=True)
+                if e is None and not u]
+        if kept:
+            yield kept
+
+
+def iter_user_followers(user_id: int | str, chunk: int = 1000) -> Iterator[list[int]]:
+    """Every follower of a user (explicit, then implicit), ``chunk`` at a time."""
+    user = lookup.user_id(user_id)
+    for kind in (FOLLOWERS, IMPLICIT_FOLLOWERS):
+        for batch in _newest_batches(vshard_of(user), user_key(user, kind), chunk):
+            yield [int(member) for member, _ in batch]
+
+
+def _user_page(user: int, explicit_kind: str, implicit_kind: str, limit: int | None,
+               cursor: str | None) -> FollowPage:
+    size, after = _page_size(limit), _decode(cursor)
+    explicit_key, implicit_key = user_key(user, explicit_kind), user_key(user, implicit_kind)
+    found = reads.newest(vshard_of(user), [explicit_key, implicit_key], after, size + 1)
+    items = [Follow(int(m), t, key == explicit_key) for key, entries in found.items()
+             for m, t in entries]
+    return _paged(items, size)
+
+
+def _filtered_newest(vshard: int, key: str, after: Cursor | None, count: int,
+                     skip: set[str]) -> list[Scored]:
+    kept: list[Scored] = []
+    for batch in _newest_batches(vshard, key, count, after):
+        kept += [(m, t) for m, t in batch if m not in skip]
+        if len(kept) >= count:
+            break
+    return kept[:count]
+
+
+def _newest_batches(vshard: int, key: str, count: int,
+                    after: Cursor | None = None) -> Iterator[list[Scored]]:
+    while True:
+        batch = reads.newest(vshard, [key], after, count)[key]
+        if batch:
+            yield batch
+        if len(batch) < count:
+            return
+        after = (batch[-1][1], batch[-1][0])
+
+
+def _paged(items: list[Follow], size: int) -> FollowPage:
+    items.sort(key=lambda f: (f.time_us, str(f.user_id)), reverse=True)
+    more = len(items) > size
+    items = items[:size]
+    last = items[-1] if items else None
+    return FollowPage(items, _encode(last) if more and last else None)
+
+
+def _encode(item: Follow) -> str:
+    return encode_cursor(Entry(to_id=item.user_id, sequence=item.time_us))
+
+
+def _decode(cursor: str | None) -> Cursor | None:
+    if not cursor:
+        return None
+    try:
+        entry = decode_cursor(cursor)
+    except InvalidCursor as exc:
+        raise InvalidGraphInput("the page cursor is not valid") from exc
+    return entry.sequence, str(entry.to_id)
+
+
+def _page_size(limit: int | None) -> int:
+    size = int(graph_settings.PAGE_SIZE) if limit is None else limit
+    maximum = int(graph_settings.MAX_PAGE)
+    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= maximum:
+        raise InvalidGraphInput(f"the page size must be 1..{maximum}")
+    return size
+
+
+def _batch(values: Sequence[int | str]) -> Sequence[int | str]:
+    maximum = int(graph_settings.MAX_BATCH)
+    if isinstance(values, str | bytes) or len(values) > maximum:
+        raise InvalidGraphInput(f"ask about at most {maximum} IDs at once")
+    return values

@@ -1,0 +1,75 @@
+"""Applying graph updates: one Lua script per step, on the master of the step's vshard.
+
+A failed step is retried with exponential backoff, reading the vshard map from ZooKeeper
+again before each retry (a promotion or a move may have changed the master). A step that
+finds its vshard being moved is applied to the target instance as well.
+
+>>> apply([Step("follow_user_out", 17, ("g:{17}:u:1:fwe", "g:{17}:u:1:fwi"), (2, 1700))])
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from graph import topology
+from graph.conf import graph_settings
+from graph.exceptions import GraphUnavailable
+from graph.keys import fence_key
+from graph.store.connections import client
+from graph.store.errors import translated
+from graph.store.scripts import scripts
+
+log = logging.getLogger("pinsite.graph")
+
+MOVING = "moving:"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One atomic update on one vshard: a named script with its data keys and arguments."""
+
+    script: str
+    vshard: int
+    keys: tuple[str, ...]
+    args: tuple[str | int, ...]
+
+
+def apply(steps: Sequence[Step]) -> None:
+    """Apply ``steps`` in order, each retried until it succeeds or the attempts run out."""
+    for step in steps:
+        apply_step(step)
+
+
+def apply_step(step: Step) -> None:
+    attempts = int(graph_settings.WRITE_ATTEMPTS)
+    delay = float(graph_settings.RETRY_DELAY)
+    for attempt in range(1, attempts + 1):
+        try:
+            _apply_once(step)
+            return
+        except GraphUnavailable as exc:
+            if attempt == attempts:
+                raise GraphUnavailable(
+                    f"{exc} (gave up after {attempts} attempts; the edge log holds the change, "
+                    "`manage.py graph verify` finds it and `graph rebuild` applies it)") from exc
+            log.info("graph step %s on vshard %s failed (%s); retrying", step.script,
+                     step.vshard, exc)
+        time.sleep(delay)
+        delay = min(delay * 2, float(graph_settings.RETRY_MAX_DELAY))
+        topology.refresh()
+
+
+def _apply_once(step: Step) -> None:
+    mark = run_on(topology.master_for(step.vshard), step)
+    if mark.startswith(MOVING):
+        run_on(mark.removeprefix(MOVING), step)
+
+
+def run_on(instance: str, step: Step) -> str:
+    """Run ``step``'s script on ``instance``; returns the vshard's fence mark (or '')."""
+    keys = [fence_key(step.vshard), *step.keys]
+    with translated(instance):
+        return str(scripts.run(step.script, client(instance), keys, list(step.args)))

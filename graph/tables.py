@@ -1,0 +1,14 @@
+"""The durable edge log: mapping tables on the FOLLOWER's MySQL shard, sequence = action time.
+
+``shards init`` creates them on every shard because they are registered here (the app's
+``ready()`` imports this module).
+"""
+
+from pins.types import BOARD, USER
+from sharding.mappings import MappingTable, register
+
+USER_FOLLOWS_USER = register(MappingTable("user_follows_user", USER, USER))
+USER_FOLLOWS_BOARD = register(MappingTable("user_follows_board", USER, BOARD))
+USER_UNFOLLOWS_BOARD = register(MappingTable("user_unfollows_board", USER, BOARD))
+
+EDGE_LOG = (USER_FOLLOWS_USER, USER_FOLLOWS_BOARD, USER_UNFOLLOWS_BOARD)

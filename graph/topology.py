@@ -1,0 +1,110 @@
+"""The process's current vshard map, kept from ZooKeeper by a watched document.
+
+Reads never wait on ZooKeeper once the map is known (watch, then the last-known-good file).
+After a failed write the store asks for :func:`refresh`, which reads the node now, so a
+process learns of a promotion or a move even before its watch fires.
+
+>>> master_for(17)
+'redis001a'
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from functools import cache
+
+from graph.conf import graph_settings
+from graph.exceptions import GraphUnavailable, VShardMapConflict, VShardMapError
+from graph.vshardmap import VShardMap
+from graph.vshards import vshard_count
+from sharding.conf import sharding_settings
+from sharding.coordination import WatchedDocument
+from sharding.exceptions import ShardingError, ShardMapConflict, ShardMapUnavailable
+
+_fresh_lock = threading.Lock()
+_fresh: VShardMap | None = None
+
+
+@cache
+def vshard_map_document() -> WatchedDocument[VShardMap]:
+    """The watched ``<ZK_ROOT>/vshardmap`` node (one per process)."""
+    return WatchedDocument(
+        graph_settings.MAP_NODE,
+        graph_settings.MAP_CACHE_FILE or None,
+        decode=VShardMap.loads,
+        encode=VShardMap.dumps,
+        init_command="manage.py graph init",
+    )
+
+
+def current_map() -> VShardMap:
+    """The vshard map this process routes by (the newest it has seen)."""
+    try:
+        watched = vshard_map_document().get()
+    except ShardMapUnavailable as exc:
+        raise GraphUnavailable(str(exc)) from exc
+    fresh = _fresh
+    return fresh if fresh is not None and fresh.version > watched.version else watched
+
+
+def master_for(vshard: int) -> str:
+    return current_map().master_for(vshard)
+
+
+def refresh() -> VShardMap:
+    """Read the map from ZooKeeper now (keeping the cached one if ZooKeeper fails)."""
+    global _fresh
+    try:
+        value = vshard_map_document().read_fresh()
+    except ShardingError:
+        return current_map()
+    with _fresh_lock:
+        if _fresh is None or value.version > _fresh.version:
+            _fresh = value
+    return current_map()
+
+
+def initial_map() -> VShardMap:
+    """The map ``graph init`` creates: all vshards split evenly over ``INITIAL_PAIRS``."""
+    return VShardMap.initial(vshard_count(), int(sharding_settings.SHARD_COUNT),
+                             graph_settings.INITIAL_PAIRS)
+
+
+def publish_initial_map() -> bool:
+    """Create the map in ZooKeeper unless one exists; True when created."""
+    try:
+        return vshard_map_document().create(initial_map())
+    except ShardMapUnavailable as exc:
+        raise GraphUnavailable(str(exc)) from exc
+
+
+def change_map(change: Callable[[VShardMap], VShardMap],
+               expected_version: int | None = None) -> VShardMap:
+    """Compare-and-set update of the map (fails closed when ZooKeeper is unreachable)."""
+    try:
+        return vshard_map_document().update(change, expected_version)
+    except ShardMapConflict as exc:
+        raise VShardMapConflict("the vshard map changed meanwhile; run the command again")\
+            from exc
+    except ShardMapUnavailable as exc:
+        raise GraphUnavailable(str(exc)) from exc
+
+
+def read_fresh() -> VShardMap:
+    """The map as ZooKeeper holds it now (operations read this before changing it)."""
+    try:
+        return vshard_map_document().read_fresh()
+    except ShardMapUnavailable as exc:
+        raise GraphUnavailable(str(exc)) from exc
+
+
+def address_of(instance: str) -> tuple[str, int]:
+    """The configured ``(host, port)`` of a Redis instance named in the map."""
+    hosts = graph_settings.REDIS_HOSTS
+    if instance not in hosts:
+        raise VShardMapError(f"Redis instance {instance} is not configured "
+                             f"(PINSITE_REDIS_GRAPH_HOSTS has {', '.join(hosts) or 'none'})")
+    host, port = hosts[instance]
+    return str(host), int(port)
+

@@ -1,0 +1,39 @@
+"""Helpers for graph tests: fresh users and boards, users on chosen vshards, Redis snapshots."""
+
+from __future__ import annotations
+
+import uuid
+
+from graph import keys, topology
+from graph.keys import Value
+from graph.store import admin
+from graph.vshards import vshard_of
+from pins.actions import create_board, create_pinner
+
+
+def new_user() -> int:
+    return create_pinner(f"g{uuid.uuid4().hex[:16]}", None).user_id
+
+
+def new_board(owner: int, name: str = "Recipes") -> int:
+    return create_board(owner, name).id
+
+
+def user_on(instance: str, attempts: int = 200) -> int:
+    """A new user whose vshard lives on ``instance`` (placement is random)."""
+    for _ in range(attempts):
+        user = new_user()
+        if topology.master_for(vshard_of(user)) == instance:
+            return user
+    raise AssertionError(f"no new user landed on {instance}")
+
+
+def snapshot(instance: str) -> dict[str, Value]:
+    """Every graph data key of ``instance`` with its value (fences left out)."""
+    names = sorted(name for name in admin.scan_keys(instance, keys.vshard_pattern())
+                   if keys.parse(name) is not None)
+    return admin.read_values(instance, names)
+
+
+def masters() -> list[str]:
+    return topology.current_map().masters()

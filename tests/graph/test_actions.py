@@ -1,0 +1,205 @@
+"""Follow and unfollow actions: the model's rules, the edge log, events and bad input."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from graph import actions, selectors
+from graph.exceptions import GraphNotFound, InvalidGraphInput
+from graph.tables import USER_FOLLOWS_BOARD, USER_FOLLOWS_USER, USER_UNFOLLOWS_BOARD
+from pins.types import BOARD, USER
+from sharding import mappings
+from sharding.ids import compose, shard_of
+from tests.graph.helpers import new_board, new_user
+
+
+def test_following_a_user_records_the_edge_with_its_time() -> None:
+    ann, bob = new_user(), new_user()
+    change = actions.follow_user(ann, bob)
+    assert change.changed
+    assert mappings.sequence_of(USER_FOLLOWS_USER, ann, bob) == change.action_time_us
+    assert selectors.is_following_user(ann, bob)
+    assert not selectors.is_following_user(bob, ann)
+
+
+def test_following_twice_keeps_one_edge_and_its_first_time() -> None:
+    ann, bob = new_user(), new_user()
+    first = actions.follow_user(ann, bob)
+    second = actions.follow_user(ann, bob)
+    assert not second.changed and second.action_time_us == first.action_time_us
+    assert selectors.followers_page(bob).items[0].time_us == first.action_time_us
+    assert selectors.follower_count(bob) == 1
+
+
+def test_following_a_user_follows_their_boards_present_and_future() -> None:
+    ann, bob = new_user(), new_user()
+    before = new_board(bob)
+    actions.follow_user(ann, bob)
+    after = new_board(bob, "Later")
+    assert selectors.which_boards_followed(ann, [before, after]) == [before, after]
+
+
+def test_unfollowing_a_user_stops_following_their_boards() -> None:
+    ann, bob = new_user(), new_user()
+    board = new_board(bob)
+    actions.follow_user(ann, bob)
+    actions.unfollow_user(ann, bob)
+    assert not selectors.is_following_user(ann, bob)
+    assert not selectors.is_following_board(ann, board)
+    assert not mappings.contains(USER_FOLLOWS_USER, ann, bob)
+
+
+def test_following_a_board_makes_an_implicit_follower_of_its_owner() -> None:
+    ann, bob = new_user(), new_user()
+    board = new_board(bob)
+    actions.follow_board(ann, board)
+    assert selectors.is_following_board(ann, board)
+    assert not selectors.is_following_user(ann, bob)
+    assert selectors.follow_kind(ann, bob) == "implicit"
+    assert [(f.user_id, f.explicit) for f in selectors.followers_page(bob).items] == \
+        [(ann, False)]
+
+
+def test_unfollowing_the_last_board_ends_the_implicit_follow() -> None:
+    ann, bob = new_user(), new_user()
+    first, second = new_board(bob), new_board(bob, "Second")
+    actions.follow_board(ann, first)
+    actions.follow_board(ann, second)
+    actions.unfollow_board(ann, first)
+    assert selectors.follow_kind(ann, bob) == "implicit"
+    actions.unfollow_board(ann, second)
+    assert selectors.follow_kind(ann, bob) is None
+    assert selectors.follower_count(bob) == 0
+
+
+def test_unfollowing_one_board_of_a_followed_user_keeps_the_others() -> None:
+    ann, bob = new_user(), new_user()
+    kept, dropped = new_board(bob), new_board(bob, "Dropped")
+    actions.follow_user(ann, bob)
+    change = actions.unfollow_board(ann, dropped)
+    assert change.changed
+    assert selectors.which_boards_followed(ann, [kept, dropped]) == [kept]
+    assert selectors.is_following_user(ann, bob)
+    assert mappings.contains(USER_UNFOLLOWS_BOARD, ann, dropped)
+    assert selectors.board_follower_count(dropped) == 0
+
+
+def test_unfollowing_a_user_keeps_boards_followed_explicitly() -> None:
+    ann, bob = new_user(), new_user()
+    explicit, other = new_board(bob), new_board(bob, "Other")
+    actions.follow_user(ann, bob)
+    actions.follow_board(ann, explicit)
+    actions.unfollow_user(ann, bob)
+    assert selectors.which_boards_followed(ann, [explicit, other]) == [explicit]
+    assert selectors.follow_kind(ann, bob) == "implicit"
+
+
+def test_unfollowing_a_user_forgets_the_boards_unfollowed_meanwhile() -> None:
+    ann, bob = new_user(), new_user()
+    board = new_board(bob)
+    actions.follow_user(ann, bob)
+    actions.unfollow_board(ann, board)
+    actions.unfollow_user(ann, bob)
+    actions.follow_user(ann, bob)
+    assert selectors.is_following_board(ann, board)
+    assert not mappings.contains(USER_UNFOLLOWS_BOARD, ann, board)
+
+
+def test_following_an_unfollowed_board_again_follows_it_explicitly() -> None:
+    ann, bob = new_user(), new_user()
+    board = new_board(bob)
+    actions.follow_user(ann, bob)
+    actions.unfollow_board(ann, board)
+    actions.follow_board(ann, board)
+    assert selectors.is_following_board(ann, board)
+    assert mappings.contains(USER_FOLLOWS_BOARD, ann, board)
+    assert selectors.board_follower_count(board) == 1
+
+
+def test_unfollowing_what_is_not_followed_changes_nothing() -> None:
+    ann, bob = new_user(), new_user()
+    board = new_board(bob)
+    assert not actions.unfollow_user(ann, bob).changed
+    assert not actions.unfollow_board(ann, board).changed
+    assert not mappings.contains(USER_UNFOLLOWS_BOARD, ann, board)
+
+
+def test_the_edge_log_holds_one_direction_on_the_followers_shard() -> None:
+    ann, bob = new_user(), new_user()
+    actions.follow_user(ann, bob)
+    assert [e.to_id for e in mappings.iterate(USER_FOLLOWS_USER, ann)] == [bob]
+    assert list(mappings.iterate(USER_FOLLOWS_USER, bob)) == []
+
+
+def test_each_change_sends_one_event_after_the_commit(
+        follow_events: list[dict[str, Any]]) -> None:
+    ann, bob = new_user(), new_user()
+    board = new_board(bob)
+    follow = actions.follow_user(ann, bob)
+    actions.follow_user(ann, bob)
+    unfollow = actions.unfollow_board(ann, board)
+    assert follow_events == [
+        {"follower_id": ann, "target_id": bob, "target_kind": "user", "action": "follow",
+         "action_time_us": follow.action_time_us},
+        {"follower_id": ann, "target_id": board, "target_kind": "board", "action": "unfollow",
+         "action_time_us": unfollow.action_time_us}]
+
+
+def test_the_event_finds_the_edge_already_logged() -> None:
+    ann, bob = new_user(), new_user()
+    seen: list[bool] = []
+
+    def receiver(sender: object, follower_id: int, target_id: int, **_: Any) -> None:
+        seen.append(mappings.contains(USER_FOLLOWS_USER, follower_id, target_id))
+
+    from graph.events import follow_changed
+    follow_changed.connect(receiver, weak=False)
+    try:
+        actions.follow_user(ann, bob)
+    finally:
+        follow_changed.disconnect(receiver)
+    assert seen == [True]
+
+
+def test_following_yourself_is_rejected() -> None:
+    ann = new_user()
+    with pytest.raises(InvalidGraphInput, match="themselves"):
+        actions.follow_user(ann, ann)
+
+
+def test_following_your_own_board_is_rejected() -> None:
+    ann = new_user()
+    with pytest.raises(InvalidGraphInput, match="own board"):
+        actions.follow_board(ann, new_board(ann))
+
+
+def test_a_board_id_where_a_user_id_belongs_is_rejected() -> None:
+    ann = new_user()
+    with pytest.raises(InvalidGraphInput, match="not a user ID"):
+        actions.follow_user(ann, new_board(ann))
+
+
+def test_a_malformed_id_is_rejected() -> None:
+    with pytest.raises(InvalidGraphInput, match="not a user ID"):
+        actions.follow_user("alice", new_user())
+
+
+def test_an_unknown_user_is_not_found() -> None:
+    ghost = compose(shard_of(new_user()), USER.type_id, 2**35)
+    with pytest.raises(GraphNotFound, match="no user"):
+        actions.follow_user(new_user(), ghost)
+
+
+def test_an_unknown_board_is_not_found() -> None:
+    ghost = compose(0, BOARD.type_id, 2**35)
+    with pytest.raises(GraphNotFound, match="no board"):
+        actions.follow_board(new_user(), ghost)
+
+
+def test_rejected_input_writes_nothing() -> None:
+    ann = new_user()
+    with pytest.raises(InvalidGraphInput):
+        actions.follow_user(ann, ann)
+    assert list(mappings.iterate(USER_FOLLOWS_USER, ann)) == []

@@ -1,0 +1,149 @@
+"""Failover on a throwaway Redis pair: follows keep coming while the master is SIGKILLed,
+``graph promote`` switches the map, and after reconciliation ``graph verify --all`` finds
+nothing missing: no acknowledged follow is lost.
+
+The pair and its vshard map (under a ZooKeeper root of its own) exist only for this test;
+the edge log is the shared one, so reconciling copies the whole log into the new master, and
+the shared graph is reconciled for the writer's users afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from devstack.pairs import destroy
+from devstack.redis import Redis
+from devstack.service import MASTER, REPLICA
+from graph import repair
+from graph.conf import graph_settings
+from graph.tables import USER_FOLLOWS_USER
+from graph.vshards import vshard_of
+from sharding import mappings
+from tests.graph.helpers import new_user
+
+REPO = Path(__file__).resolve().parents[2]
+MASTER_NAME, REPLICA_NAME = "redisf1a", "redisf1b"
+
+
+@dataclass
+class Pair:
+    environment: dict[str, str]
+    master: Redis
+
+
+@pytest.fixture
+def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
+    """A Redis master/replica pair of its own, and the environment that routes every vshard
+    to it."""
+    base = graph_settings.REDIS_HOSTS["redis001a"][1] - 381
+    ports = (base + 481, base + 482)
+    root = tmp_path_factory.mktemp("graph-failover")
+    master = Redis(MASTER_NAME, ports[0], root / MASTER_NAME, role=MASTER, persistent=True)
+    replica = Redis(REPLICA_NAME, ports[1], root / REPLICA_NAME, role=REPLICA, master=master,
+                    persistent=True)
+    environment = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "pinsite.test_settings",
+        "PINSITE_REDIS_GRAPH_HOSTS": f"{MASTER_NAME}=127.0.0.1:{ports[0]},"
+                                     f"{REPLICA_NAME}=127.0.0.1:{ports[1]}",
+        "PINSITE_REDIS_GRAPH_PAIRS": f"{MASTER_NAME}:{REPLICA_NAME}",
+        "PINSITE_ZK_ROOT": f"/pinsite-graph-failover-{uuid.uuid4().hex[:8]}",
+        "PINSITE_VAR": str(root / "var"),
+        "PYTHONPATH": str(REPO),
+    }
+    try:
+        master.up()
+        replica.up()
+        yield Pair(environment, master)
+    finally:
+        destroy(master, replica)
+
+
+def _manage(environment: dict[str, str], *args: str) -> str:
+    result = subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=environment,
+                            capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+class Writer:
+    """The writer process and what it has reported so far."""
+
+    def __init__(self, environment: dict[str, str], users: list[int]) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tests.graph.failover_writer", "--after", "100",
+             "--users", ",".join(map(str, users))],
+            cwd=REPO, env=environment, stdout=subprocess.PIPE, text=True)
+        self.acknowledged: list[tuple[int, int]] = []
+        self.errors: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            status, _, detail = line.strip().partition(" ")
+            if status == "OK":
+                follower, followee = detail.split()
+                self.acknowledged.append((int(follower), int(followee)))
+            else:
+                self.errors.append(detail)
+
+    def wait_for(self, condition: Callable[[], object], timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert condition(), "the writer did not get there in time"
+
+
+@pytest.fixture
+def users() -> Iterator[list[int]]:
+    """Users for the writer; afterwards the shared graph gets their follows too (the writer
+    logged them in the shared edge log but wrote them to the throwaway pair)."""
+    created = [new_user() for _ in range(25)]
+    yield created
+    repair.rebuild({vshard_of(user) for user in created})
+
+
+@pytest.mark.slow
+def test_no_acknowledged_follow_is_lost_when_a_redis_master_dies_and_it_can_come_back(
+        pair: Pair, users: list[int]) -> None:
+    _manage(pair.environment, "shards", "init", "--quiet")
+    _manage(pair.environment, "graph", "init")
+    writer = Writer(pair.environment, users)
+    writer.wait_for(lambda: len(writer.acknowledged) >= 150)
+    pair.master.kill(signal.SIGKILL)
+    writer.wait_for(lambda: writer.errors, timeout=20)
+
+    promoted = json.loads(_manage(pair.environment, "graph", "promote", MASTER_NAME, "--json"))
+
+    assert promoted["new_master"] == REPLICA_NAME and not promoted["old_master_reachable"]
+    assert writer.process.wait(timeout=90) == 0, "the writer did not recover"
+    assert all(mappings.contains(USER_FOLLOWS_USER, a, b) for a, b in writer.acknowledged)
+    _manage(pair.environment, "graph", "rebuild", "--all", "--quiet")
+    report = json.loads(_manage(pair.environment, "graph", "verify", "--all", "--json"))
+    assert report["difference_count"] == 0, report["differences"][:5]
+    shown = json.loads(_manage(pair.environment, "graph", "vshards", "show", "--json"))
+    assert {r["master"] for r in shown["ranges"]} == {REPLICA_NAME}
+    _the_old_master_comes_back_as_the_new_masters_replica(pair)
+
+
+def _the_old_master_comes_back_as_the_new_masters_replica(pair: Pair) -> None:
+    pair.master.up()
+    _manage(pair.environment, "graph", "attach-replica", REPLICA_NAME, MASTER_NAME)
+    shown = json.loads(_manage(pair.environment, "graph", "vshards", "show", "--json"))
+    assert {(r["master"], r["replica"]) for r in shown["ranges"]} == {(REPLICA_NAME,
+                                                                        MASTER_NAME)}
+    assert shown["instances"][MASTER_NAME]["role"] == "slave"
+

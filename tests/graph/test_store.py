@@ -1,0 +1,65 @@
+"""The Redis store: pools per process, idempotent steps, fences and dual writes."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from graph import actions, keys, selectors, topology, updates
+from graph.edgelog import LogChange
+from graph.store import admin
+from graph.store.connections import Pools
+from graph.store.writes import apply
+from graph.vshards import vshard_of
+from tests.graph.helpers import masters, new_user, user_on
+
+
+def test_a_forked_process_gets_its_own_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    pools = Pools()
+    instance = masters()[0]
+    parent = pools.client(instance)
+    assert pools.client(instance) is parent
+    monkeypatch.setattr(os, "getpid", lambda: -1)
+    assert pools.client(instance) is not parent
+
+
+def test_applying_the_same_steps_twice_changes_nothing() -> None:
+    ann, bob = new_user(), new_user()
+    change = actions.follow_user(ann, bob)
+    names = [keys.user_key(ann, keys.FOLLOWING), keys.user_key(bob, keys.FOLLOWERS)]
+    before = _values(names)
+    apply(updates.follow_user(ann, bob, LogChange(True, change.action_time_us + 5)))
+    assert _values(names) == before
+
+
+def test_a_fenced_vshard_refuses_the_step_until_the_fence_lifts() -> None:
+    ann, bob = new_user(), new_user()
+    instance = topology.master_for(vshard_of(ann))
+    admin.set_fences(instance, [vshard_of(ann)], "fenced", 0.3)
+    actions.follow_user(ann, bob)
+    assert selectors.is_following_user(ann, bob)
+
+
+def test_a_moving_vshard_applies_each_step_on_both_instances() -> None:
+    source, target = masters()[:2]
+    ann, bob = user_on(source), new_user()
+    vshard = vshard_of(ann)
+    admin.clear_fences(target, [vshard])
+    admin.set_fences(source, [vshard], f"moving:{target}", None)
+    try:
+        actions.follow_user(ann, bob)
+        key = keys.user_key(ann, keys.FOLLOWING)
+        assert admin.read_values(target, [key]) == admin.read_values(source, [key])
+    finally:
+        admin.clear_fences(source, [vshard])
+        admin.delete_keys(target, [keys.user_key(ann, kind) for kind in keys.USER_KINDS])
+
+
+def _values(names: list[str]) -> dict[str, object]:
+    found: dict[str, object] = {}
+    for name in names:
+        vshard = keys.vshard_of_key(name)
+        assert vshard is not None
+        found.update(admin.read_values(topology.master_for(vshard), [name]))
+    return found
