@@ -6,3 +6,8 @@ from django.apps import AppConfig
 class FeedConfig(AppConfig):
     name = "feed"
     verbose_name = "Following feed"
+
+    def ready(self) -> None:
+        from feed import receivers
+
+        receivers.connect()

@@ -118,10 +118,10 @@ def which_boards_followed(follower_id: int | str, board_ids: Sequence[int | str]
 
 
 def board_followers_among(board_id: int | str, user_ids: Sequence[int | str]) -> list[int]:
-    """Those of ``user_ids`` (at most ``MAX_BATCH``) who follow the board, in input order;
-    one round trip to the board's instance (fanout re-checks edges with this)."""
+    """Those of ``user_ids`` who follow the board, in input order; one round trip to the
+    board's instance however many are asked about (fanout re-checks a whole chunk with it)."""
     board = lookup.board_id(board_id)
-    users = list(dict.fromkeys(lookup.user_ids(_batch(user_ids))))
+    users = list(dict.fromkeys(lookup.user_ids(user_ids)))
     if not users:
         return []
     owner = lookup.board_owner(board)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 from django.core.files.base import ContentFile
@@ -68,6 +68,8 @@ class DemoReport:
     pins: int = 0
     repins: int = 0
     demo_created: bool = False
+    boards_of: dict[int, list[int]] = field(default_factory=dict)
+    """The boards created for each pinner (user ID → board IDs), in creation order."""
 
 
 def seed_demo(plan: DemoPlan, step: Callable[[], object] = lambda: None) -> DemoReport:
@@ -81,6 +83,7 @@ def seed_demo(plan: DemoPlan, step: Callable[[], object] = lambda: None) -> Demo
         user_id = _demo_pinner(rng, report, first=index == 0)
         step()
         board_ids[user_id] = _demo_boards(plan, rng, user_id, pictures, pin_ids, report, step)
+        report.boards_of[user_id] = board_ids[user_id]
     for user_id, boards in board_ids.items():
         _demo_repins(plan, rng, user_id, boards, pin_ids, report, step)
     return report

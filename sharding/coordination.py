@@ -117,9 +117,10 @@ class WatchedDocument(Generic[T]):
         self._cache_file = Path(cache_file) if cache_file else None
         self._decode = decode
         self._encode = encode
-        self._lock = threading.RLock()  # the watch reports its first value while we hold it
+        self._lock = threading.RLock()
         self._value: T | None = None
-        self._watch: DataWatch | None = None
+        self._watching = False
+        self._first_answer = threading.Event()
         self._pid = 0
         self._listeners: list[Callable[[T], None]] = []
 
@@ -129,7 +130,7 @@ class WatchedDocument(Generic[T]):
 
     def get(self) -> T:
         """The current value: from the watch, else the last-known-good file."""
-        if self._watch is None or self._pid != os.getpid():
+        if not self._watching or self._pid != os.getpid():
             self._start_watch()
         value = self._value
         if value is None:
@@ -191,7 +192,8 @@ class WatchedDocument(Generic[T]):
     def reset(self) -> None:
         """Forget the cached value and the watch (tests)."""
         with self._lock:
-            self._value, self._watch = None, None
+            self._value, self._watching = None, False
+            self._first_answer.clear()
 
     def _require_client(self) -> KazooClient:
         client = zookeeper.connected_client()
@@ -200,22 +202,38 @@ class WatchedDocument(Generic[T]):
         return client
 
     def _start_watch(self) -> None:
+        """Set the watch up in the background, so that no read ever waits on ZooKeeper for
+        longer than the connect timeout (kazoo queues requests while it reconnects)."""
         client = zookeeper.connected_client(timeout=None if self._value is None else 0)
         if client is None:
             return
         with self._lock:
-            if self._watch is not None and self._pid == os.getpid():
+            if self._watching and self._pid == os.getpid():
                 return
-            self._pid = os.getpid()
-            self._watch = DataWatch(client, self.path, self._changed)
+            self._watching, self._pid = True, os.getpid()
+            self._first_answer.clear()
+        threading.Thread(target=self._watch, args=(client,), daemon=True,
+                         name=f"watch {self.path}").start()
+        if self._value is None:
+            self._first_answer.wait(_timeout())
+
+    def _watch(self, client: KazooClient) -> None:
+        try:
+            DataWatch(client, self.path, self._changed)
+        except (KazooException, KazooTimeoutError):
+            log.warning("cannot watch %s yet; will try again", self.path, exc_info=True)
+            with self._lock:
+                self._watching = False
+            self._first_answer.set()
 
     def _changed(self, raw: bytes | None, stat: ZnodeStat | None, *_: object) -> None:
-        if raw is None or stat is None:
-            return
         try:
-            self._remember(self._decode(raw, stat.version))
+            if raw is not None and stat is not None:
+                self._remember(self._decode(raw, stat.version))
         except Exception:
-            log.exception("ignoring a malformed %s (version %s)", self.path, stat.version)
+            log.exception("ignoring a malformed %s", self.path)
+        finally:
+            self._first_answer.set()
 
     def _remember(self, value: T) -> None:
         with self._lock:

@@ -7,6 +7,7 @@ rolled-back transactions, because sharded writes span several hosts.
 
 from __future__ import annotations
 
+import io
 import socket
 from collections.abc import Iterator
 
@@ -32,7 +33,8 @@ def django_db_setup(django_db_blocker: pytest.FixtureRequest) -> Iterator[None]:
                     "(or `make test`)", returncode=3)
     with django_db_blocker.unblock():  # type: ignore[attr-defined]
         call_command("migrate", interactive=False, verbosity=0)
-        call_command("shards", "init", "--quiet", verbosity=0)
+        call_command("shards", "init", "--quiet", verbosity=0, stdout=io.StringIO())
+        call_command("graph", "init", verbosity=0, stdout=io.StringIO())
     yield
 
 

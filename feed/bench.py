@@ -1,0 +1,275 @@
+"""``manage.py bench feed``: the feed beside raw happybase on the same HBase server.
+
+Measured in one run:
+
+* fanout: one new pin to the followers of a board (10,000 by default), end to end through the
+  queue with real worker processes (``dramatiq pinsite.worker``), timed from the pin's
+  creation (its event): deliveries per second until every follower has it on the primary, and
+  on both clusters, and when the writes were counted for trimming; beside a raw happybase
+  batch put of the same number of rows (one ``mutateRowsTs`` per ``FANOUT_CHUNK`` rows) to a
+  scratch table on the primary;
+* a 50-pin feed page, hydrated (object cache warm), p50/p99; beside a raw ``row()`` of the
+  same feed row plus a raw multi-get of its 50 pins (one ``UNION ALL`` per MySQL host).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from io import BytesIO
+from typing import Any
+
+import dramatiq
+from django.db import connections
+from PIL import Image
+
+from feed import storage, tasks
+from feed.conf import feed_settings
+from feed.schema import FEED, Entry, families, row_key
+from feed.selectors import feed_page
+from feed.store.pools import CLUSTERS, Cluster, connection, feed_table, table
+from graph.actions import follow_board
+from pins.actions import create_board, create_pin, create_pinner
+from pins.domain import timestamp_text
+from pins.selectors import get_pin
+from pins.types import PIN, USER
+from pinsite.bench import latency, ratio
+from sharding import objects
+from sharding.hosts import cursor
+from sharding.ids import MAX_LOCAL, compose
+from sharding.mappings import now_sequence
+from sharding.topology import current_map
+
+SETUP_THREADS = 16
+POLL_SECONDS = 0.01
+POLL_SAMPLE = 200
+PAGE = 50
+
+
+def run(followers: int = 10_000, samples: int = 300, processes: int = 2,
+        threads: int = 8, progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+    """Run the feed benchmark and return its figures (``--json`` prints them)."""
+    progress(f"creating {followers} followers")
+    started = time.perf_counter()
+    owner = create_pinner(f"bench{uuid.uuid4().hex[:12]}", None).user_id
+    board = create_board(owner, "Benchmark").id
+    fans = _followers(board, followers)
+    figures: dict[str, Any] = {"followers": followers,
+                               "setup_seconds": round(time.perf_counter() - started, 1)}
+    progress("fanning out one pin")
+    with _workers(processes, threads):
+        _drain()
+        _warm_up(owner)
+        _drain()
+        figures["fanout"] = _fanout(owner, board, fans)
+    progress("raw batch put")
+    figures["raw_batch_put"] = _raw_batch_put(fans)
+    figures["fanout"]["ratio_primary_vs_raw_put"] = ratio(
+        figures["fanout"]["primary_deliveries_per_s"], figures["raw_batch_put"]["rows_per_s"])
+    progress("feed pages")
+    figures["page_50"] = _page(owner, board, samples)
+    return figures
+
+
+# --- Followers -----------------------------------------------------------------------------
+
+def _followers(board: int, count: int) -> list[int]:
+    shards = current_map().open_shards()
+    slices = [range(start, min(count, start + 500)) for start in range(0, count, 500)]
+
+    def make(part: range) -> list[int]:
+        try:
+            made = []
+            for index in part:
+                user = objects.create(USER, random.choice(shards), {
+                    "username": f"benchfan{index}", "display_name": "", "about": "",
+                    "created": timestamp_text(now_sequence())})
+                follow_board(user, board)
+                made.append(user)
+            return made
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(SETUP_THREADS) as pool:
+        return [user for part in pool.map(make, slices) for user in part]
+
+
+# --- Fanout through real workers -----------------------------------------------------------
+
+@contextmanager
+def _workers(processes: int, threads: int) -> Iterator[None]:
+    command = [sys.executable, "-m", "dramatiq", "pinsite.worker", "--processes",
+               str(processes), "--threads", str(threads), "--queues", *tasks.queues()]
+    worker = subprocess.Popen(command, env=dict(os.environ), start_new_session=True,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield
+    finally:
+        worker.terminate()
+        worker.wait(timeout=60)
+
+
+def _drain(timeout_ms: int = 600_000) -> None:
+    """Wait until the feed's queues stay empty (the follows made by the set-up are applied)."""
+    broker = dramatiq.get_broker()
+    for name in tasks.queues():
+        broker.join(name, min_successes=20, idle_time=50, timeout=timeout_ms)  # type: ignore[call-arg]
+
+
+def _warm_up(owner: int) -> None:
+    """One small fanout, so the workers are up and connected before the clock starts."""
+    board = create_board(owner, "Warm-up").id
+    fan = create_pinner(f"benchwarm{uuid.uuid4().hex[:12]}", None).user_id
+    follow_board(fan, board)
+    pin = create_pin(owner, board, "Warm-up", "", "", _image()).id
+    entry = Entry(_created_us(pin), pin)
+    _wait_for(entry, [fan], "standby", timeout=120)
+
+
+def _fanout(owner: int, board: int, fans: list[int]) -> dict[str, Any]:
+    pin = create_pin(owner, board, "Benchmark pin", "", "", _image()).id
+    started = time.perf_counter()
+    entry = Entry(_created_us(pin), pin)
+    primary = _wait_for(entry, fans, "primary") - started
+    both = _wait_for(entry, fans, "standby") - started
+    counted = _wait_counted(fans) - started
+    return {"chunk": int(feed_settings.FANOUT_CHUNK),
+            "primary_seconds": round(primary, 3),
+            "primary_deliveries_per_s": round(len(fans) / primary),
+            "both_clusters_seconds": round(both, 3),
+            "both_clusters_deliveries_per_s": round(2 * len(fans) / both),
+            "writes_counted_seconds": round(counted, 3)}
+
+
+def _wait_for(entry: Entry, users: list[int], cluster: Cluster, timeout: float = 600) -> float:
+    """When every one of ``users`` had ``entry`` on ``cluster``.
+
+    A delivery writes its whole chunk in one batch, so polling a random sample of the feeds
+    (one small read per poll, little load on the server being measured) tells when every chunk
+    landed; a full check then confirms it, and polls the stragglers if it does not."""
+    deadline = time.monotonic() + timeout
+    sample = random.Random(7).sample(users, min(len(users), POLL_SAMPLE))
+    finished = _poll(entry, sample, cluster, deadline)
+    holding = storage.users_holding(cluster, users, entry)
+    missing = [user for user in users if user not in holding]
+    return _poll(entry, missing, cluster, deadline) if missing else finished
+
+
+def _wait_counted(users: list[int], timeout: float = 600) -> float:
+    """When a sample of the feeds had this write counted on both clusters (trim accounting)."""
+    sample = random.Random(7).sample(users, min(len(users), POLL_SAMPLE))
+    deadline = time.monotonic() + timeout
+    for cluster in CLUSTERS:
+        while len(storage.writes_counted(cluster, sample)) < len(sample):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"writes on {cluster} were never counted")
+            time.sleep(POLL_SECONDS)
+    return time.perf_counter()
+
+
+def _poll(entry: Entry, users: list[int], cluster: Cluster, deadline: float) -> float:
+    missing = list(users)
+    while missing:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{len(missing)} feeds on {cluster} never got pin {entry.pin_id}")
+        time.sleep(POLL_SECONDS)
+        have = storage.users_holding(cluster, missing, entry)
+        missing = [user for user in missing if user not in have]
+    return time.perf_counter()
+
+
+def _created_us(pin: int) -> int:
+    return get_pin(pin).created_us
+
+
+def _image() -> bytes:
+    out = BytesIO()
+    Image.new("RGB", (8, 8), (30, 120, 200)).save(out, "PNG")
+    return out.getvalue()
+
+
+# --- Raw ceiling: happybase batch puts to the same server ----------------------------------
+
+def _raw_batch_put(fans: list[int], rounds: int = 3) -> dict[str, Any]:
+    name = f"{feed_table()}_bench"
+    chunk = int(feed_settings.FANOUT_CHUNK)
+    rows = [row_key(user) for user in fans]
+    with connection("primary") as conn:
+        if name.encode() not in conn.tables():
+            conn.create_table(name, families())
+        hbase = conn.table(name)
+        timings = []
+        for round_number in range(rounds):
+            column = Entry(now_sequence(), round_number).column
+            start = time.perf_counter()
+            for offset in range(0, len(rows), chunk):
+                batch = hbase.batch(timestamp=now_sequence())
+                for row in rows[offset:offset + chunk]:
+                    batch.put(row, {column: b""})
+                batch.send()
+            timings.append(time.perf_counter() - start)
+        conn.delete_table(name, disable=True)
+    best = sorted(timings)[len(timings) // 2]
+    return {"rows": len(rows), "batch_rows": chunk, "median_seconds": round(best, 3),
+            "rows_per_s": round(len(rows) / best)}
+
+
+# --- Feed pages ----------------------------------------------------------------------------
+
+def _page(owner: int, board: int, samples: int) -> dict[str, Any]:
+    reader = create_pinner(f"benchreader{uuid.uuid4().hex[:12]}", None).user_id
+    pins = _page_pins(board, owner)
+    _fill_feed(reader, pins)
+    feed_page(reader, limit=PAGE)
+
+    def raw(_: int) -> None:
+        with table("primary") as hbase:
+            found = hbase.row(row_key(reader), columns=[FEED])
+        newest = sorted(found)[:PAGE]
+        _raw_multi_get([Entry.from_column(column).pin_id for column in newest])
+
+    store = latency(lambda _: feed_page(reader, limit=PAGE), samples)
+    ceiling = latency(raw, samples)
+    hosts = len({host for host, _ in objects.group_by_host_and_table(pins)})
+    return {"pins": PAGE, "feed_entries": len(storage.read_entries("primary", reader)),
+            "mysql_hosts": hosts, "feed_page": store.to_json(),
+            "raw_row_plus_multi_get": ceiling.to_json(),
+            "p50_ratio_vs_raw": ratio(store.p50_us, ceiling.p50_us)}
+
+
+def _page_pins(board: int, owner: int) -> list[int]:
+    """50 pin objects on random shards, so hydration spans hosts as real feeds do."""
+    shards = current_map().open_shards()
+    return [objects.create(PIN, random.choice(shards), {
+        "board_id": board, "pinner_id": owner, "title": f"Bench pin {i}", "description": "",
+        "link": "", "image": "bench.png", "thumbnail": "bench.png", "width": 8, "height": 8,
+        "created": timestamp_text(now_sequence()), "source_pin_id": None}) for i in range(PAGE)]
+
+
+def _fill_feed(reader: int, pins: list[int]) -> None:
+    """A full feed: the 50 pins newest, then older entries up to the cap."""
+    now = now_sequence()
+    newest = [Entry(now - i, pin) for i, pin in enumerate(pins)]
+    older = [Entry(now - PAGE - i, _missing_pin(i)) for i in range(int(feed_settings.CAP) - PAGE)]
+    for cluster in CLUSTERS:
+        storage.add_entries(cluster, {reader: newest + older}, timestamp=now)
+
+
+def _missing_pin(index: int) -> int:
+    """A well-formed pin ID that no pin has (older entries are never hydrated)."""
+    return compose(index % 64, PIN.type_id, MAX_LOCAL - index)
+
+
+def _raw_multi_get(pin_ids: list[int]) -> None:
+    for (alias, name), groups in objects.group_by_host_and_table(pin_ids).items():
+        with cursor(alias) as c:
+            c.execute(objects.union_sql(name, groups))
+            c.fetchall()
+

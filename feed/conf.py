@@ -1,0 +1,54 @@
+"""Feed settings: the ``PINSITE_FEED`` dict, resolved lazily with defaults in code.
+
+>>> from feed.conf import feed_settings
+>>> feed_settings.CAP, feed_settings.SLACK
+(1000, 100)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sharding.conf import Settings
+
+DEFAULTS: dict[str, Any] = {
+    # The two HBase clusters (Thrift servers) and the table name prefix.
+    "PRIMARY": ("127.0.0.1", 9090),
+    "STANDBY": ("127.0.0.1", 9091),
+    "TABLE_PREFIX": "pinsite",
+    # Connections: one pool per cluster per process.
+    "POOL_SIZE": 12,
+    "POOL_WAIT_SECONDS": 5.0,
+    "TIMEOUT_MS": 5000,
+    # Size: a feed keeps its newest CAP entries exact and never holds more than CAP + SLACK.
+    "CAP": 1000,
+    "SLACK": 100,
+    # Pins of a followee written on a follow (per board); None means CAP.
+    "BACKFILL_PINS": None,
+    # Fanout: followers per delivery message; how long a follow change may wait for the graph
+    # to show it before the graph's current answer is taken as final.
+    "FANOUT_CHUNK": 1000,
+    "GRAPH_LAG_SECONDS": 30,
+    # Reads: ask the standby too when the primary has not answered within the cutoff.
+    "SPECULATIVE_CUTOFF_MS": 50,
+    "STANDBY_READ_SHARE": 0.01,
+    "READ_THREADS": 16,
+    "PAGE_SIZE": 50,
+    "MAX_PAGE": 200,
+}
+
+feed_settings = Settings("PINSITE_FEED", DEFAULTS)
+
+
+def cap() -> int:
+    return int(feed_settings.CAP)
+
+
+def slack() -> int:
+    return int(feed_settings.SLACK)
+
+
+def backfill_pins() -> int:
+    """How many of a followed board's newest pins a follow writes (at least 1)."""
+    configured = feed_settings.BACKFILL_PINS
+    return max(1, cap() if configured is None else int(configured))

@@ -1,0 +1,47 @@
+"""Writing one pin into (or out of) a chunk of followers' feeds on one cluster.
+
+A delivery re-checks the follow edges of the whole chunk in the graph first (one round trip),
+so a pin never lands in the feed of someone who unfollowed, even after a major compaction has
+purged the unfollow's delete markers; it also skips a pin that no longer exists. Then it is one
+batch put: cells carry the pin's creation time, so a later unfollow's or deletion's delete
+markers mask a delivery that arrives late. The writes are counted afterwards, in their own
+message (:func:`feed.trim.count_writes`). Both calls are idempotent: an entry is one cell.
+
+>>> deliver("primary", pin_id, board_id, created_us, [alice, bob])
+[alice, bob]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from feed import sources, storage
+from feed.schema import Entry
+from feed.store.pools import Cluster
+
+
+def deliver(cluster: Cluster, pin_id: int, board_id: int, created_us: int,
+            followers: Sequence[int]) -> list[int]:
+    """Put the pin into the feeds of those ``followers`` who still follow its board; returns
+    the users whose feeds got it."""
+    if not followers or not sources.existing_pins([pin_id]):
+        return []
+    receiving = sorted(sources.followers_among(board_id, followers))
+    if receiving:
+        entry = Entry(created_us=created_us, pin_id=pin_id)
+        storage.add_entries(cluster, {user: [entry] for user in receiving},
+                            timestamp=created_us)
+    return receiving
+
+
+def retract(cluster: Cluster, pin_id: int, created_us: int, deleted_us: int,
+            followers: Sequence[int]) -> list[int]:
+    """Delete the pin from the feeds of ``followers`` at ``deleted_us``; returns the feeds that
+    held it within their complete part, which may now be short (see :mod:`feed.rebuild`)."""
+    if not followers:
+        return []
+    entry = Entry(created_us=created_us, pin_id=pin_id)
+    storage.remove_entries(cluster, {user: [entry] for user in followers},
+                           timestamp=max(deleted_us, created_us))
+    horizons = storage.read_horizons(cluster, followers)
+    return sorted(user for user, horizon in horizons.items() if entry.qualifier < horizon)

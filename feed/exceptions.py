@@ -1,0 +1,22 @@
+"""Errors of the following feed. Driver errors are wrapped, with the original as ``__cause__``."""
+
+
+class FeedError(Exception):
+    """Base class of every error raised by the feed."""
+
+
+class InvalidFeedInput(FeedError, ValueError):
+    """A bad user ID, page size or cursor."""
+
+
+class FeedUnavailable(FeedError):
+    """An HBase cluster cannot be reached, timed out, or failed the call."""
+
+
+class FeedSchemaError(FeedError):
+    """The feed table is missing or has the wrong column families (run ``feed init``)."""
+
+
+class GraphBehind(FeedError):
+    """The graph does not show a follow change yet (its event is sent when the change is
+    logged); the change is applied again after a short delay."""

@@ -1,0 +1,83 @@
+"""A follow or unfollow applied to the follower's feed on one cluster.
+
+A follow writes the newest :func:`~feed.conf.backfill_pins` pins of every board it made the
+follower follow, with the *follow time* as cell timestamp. An unfollow deletes the pins of every
+board the follower no longer follows with the *unfollow time* as delete timestamp. So when the
+queue delivers a follow after the unfollow that undid it, the follow's cells sit below the
+unfollow's delete markers and stay hidden; and each side re-checks the graph when it runs, so
+the outcome does not depend on the order in which the messages arrive.
+
+>>> follow("primary", alice, "user", bob, action_time_us)
+True    # due for a trim
+"""
+
+from __future__ import annotations
+
+from feed import sources, storage, trim
+from feed.conf import backfill_pins, cap, feed_settings, slack
+from feed.exceptions import GraphBehind
+from feed.schema import Entry
+from feed.store.pools import Cluster
+from sharding.mappings import now_sequence
+
+
+def follow(cluster: Cluster, follower_id: int, target_kind: str, target_id: int,
+           action_time_us: int) -> bool:
+    """Backfill the followee's newest pins; True if the feed is now due for a trim."""
+    _wait_for_graph(follower_id, target_kind, target_id, action_time_us)
+    boards = sources.boards_followed_among(follower_id, _boards(target_kind, target_id))
+    count = backfill_pins()
+    entries: list[Entry] = []
+    horizons: list[bytes] = []
+    for board in sorted(boards):
+        found = sources.board_entries(board, count + 1)
+        entries += found[:count]
+        horizons += [found[count].qualifier] if len(found) > count else []
+    if not entries:
+        return False
+    storage.change_feed(cluster, follower_id, action_time_us, add=entries,
+                        horizons=[min(horizons)] if horizons else [])
+    writes = storage.count_writes(cluster, {follower_id: len(entries)})
+    return trim.due(writes[follower_id])
+
+
+def unfollow(cluster: Cluster, follower_id: int, target_kind: str, target_id: int,
+             action_time_us: int) -> bool:
+    """Remove the pins of the boards no longer followed; True if the feed may now be short of
+    its cap and needs a rebuild."""
+    _wait_for_graph(follower_id, target_kind, target_id, action_time_us)
+    boards = _boards(target_kind, target_id)
+    gone = set(boards) - sources.boards_followed_among(follower_id, boards)
+    if not gone:
+        return False
+    marked = {entry for board in gone for entry in sources.board_entries(board, cap() + slack())}
+    row = storage.read_feed(cluster, follower_id)
+    pins = sources.existing_pins(entry.pin_id for entry in row.entries)
+    dead = [entry for entry in row.entries if entry.pin_id not in pins]
+    marked.update(entry for entry in row.entries
+                  if entry.pin_id in pins and int(pins[entry.pin_id]["board_id"]) in gone)
+    storage.change_feed(cluster, follower_id, action_time_us, remove=sorted(
+        marked, key=lambda entry: entry.qualifier))
+    if dead:
+        storage.change_feed(cluster, follower_id, now_sequence(), remove=dead)
+    removed = marked.union(dead)
+    kept = [entry for entry in row.entries if entry not in removed]
+    return row.horizon is not None and sum(e.qualifier < row.horizon for e in kept) < cap()
+
+
+def _wait_for_graph(follower_id: int, target_kind: str, target_id: int,
+                    action_time_us: int) -> None:
+    """Raise :class:`GraphBehind` while the graph's Redis does not show what its edge log says
+    about this edge yet; after ``GRAPH_LAG_SECONDS`` the graph's answer stands."""
+    age = (now_sequence() - action_time_us) / 1_000_000
+    if age < float(feed_settings.GRAPH_LAG_SECONDS) and not sources.graph_agrees_with_log(
+            follower_id, target_kind, target_id):
+        raise GraphBehind(f"the graph does not show a change made {age:.3f} s ago yet")
+
+
+def _boards(target_kind: str, target_id: int) -> list[int]:
+    if target_kind == "board":
+        return [target_id]
+    if target_kind == "user":
+        return sources.boards_of(target_id)
+    raise ValueError(f"unknown follow target kind {target_kind!r}")

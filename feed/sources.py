@@ -1,0 +1,118 @@
+"""What the feed reads from the graph and the content store: followers, follow checks, boards
+and their newest pins (as feed entries). One module, so the feed's dependencies are in view.
+
+>>> board_entries(board_id, limit=3)
+[Entry(created_us=1718000000000000, pin_id=...), ...]
+>>> followers_among(board_id, [alice, bob])
+{alice}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
+from typing import Any
+
+from feed.schema import Entry
+from graph import lookup, selectors
+from graph.conf import graph_settings
+from graph.exceptions import GraphNotFound
+from graph.tables import USER_FOLLOWS_BOARD, USER_FOLLOWS_USER, USER_UNFOLLOWS_BOARD
+from pins.types import BOARD_HAS_PINS, USER_HAS_BOARDS
+from sharding import mappings, objects
+from sharding.mappings import MAX_PAGE
+
+
+def board_followers(board_id: int, chunk: int) -> Iterator[list[int]]:
+    """Every follower of a board (explicit, and the owner's minus its unfollowers), in chunks;
+    nothing for a board that no longer exists."""
+    try:
+        yield from selectors.iter_board_followers(board_id, chunk=chunk)
+    except GraphNotFound:
+        return
+
+
+def followers_among(board_id: int, user_ids: Sequence[int]) -> set[int]:
+    """Those of ``user_ids`` who follow the board now, in one round trip to the board's
+    instance (explicit followers, or followers of its owner who did not unfollow it)."""
+    if not user_ids:
+        return set()
+    try:
+        return set(selectors.board_followers_among(board_id, user_ids))
+    except GraphNotFound:
+        return set()
+
+
+def boards_followed_among(user_id: int, board_ids: Iterable[int]) -> set[int]:
+    """Those of ``board_ids`` that the user follows now (batches of the graph's maximum)."""
+    wanted = list(dict.fromkeys(board_ids))
+    existing = lookup.board_owners(wanted, strict=False)
+    wanted = [board for board in wanted if board in existing]
+    size = int(graph_settings.MAX_BATCH)
+    followed: set[int] = set()
+    for start in range(0, len(wanted), size):
+        followed.update(selectors.which_boards_followed(user_id, wanted[start:start + size]))
+    return followed
+
+
+def graph_agrees_with_log(user_id: int, target_kind: str, target_id: int) -> bool:
+    """Does the graph's serving store (Redis) show the same follow state of this edge as its
+    durable edge log? Not for a moment after a change: the graph announces a change when the
+    log commits, then updates Redis."""
+    return _follows_in_graph(user_id, target_kind, target_id) == _follows_in_log(
+        user_id, target_kind, target_id)
+
+
+def _follows_in_graph(user_id: int, target_kind: str, target_id: int) -> bool:
+    if target_kind == "user":
+        return selectors.is_following_user(user_id, target_id)
+    try:
+        return selectors.is_following_board(user_id, target_id)
+    except GraphNotFound:
+        return False
+
+
+def _follows_in_log(user_id: int, target_kind: str, target_id: int) -> bool:
+    if target_kind == "user":
+        return mappings.contains(USER_FOLLOWS_USER, user_id, target_id)
+    owner = lookup.board_owners([target_id], strict=False).get(target_id)
+    return mappings.contains(USER_FOLLOWS_BOARD, user_id, target_id) or (
+        owner is not None and mappings.contains(USER_FOLLOWS_USER, user_id, owner)
+        and not mappings.contains(USER_UNFOLLOWS_BOARD, user_id, target_id))
+
+
+def boards_of(user_id: int) -> list[int]:
+    """Every board of a user, newest first."""
+    return [entry.to_id for entry in mappings.iterate(USER_HAS_BOARDS, user_id)]
+
+
+def followed_boards(user_id: int) -> set[int]:
+    """Every board the user follows: boards of the users followed explicitly or implicitly,
+    checked against the graph's board rules."""
+    boards: list[int] = []
+    for followee in _followees(user_id):
+        boards.extend(boards_of(followee))
+    return boards_followed_among(user_id, boards)
+
+
+def board_entries(board_id: int, limit: int) -> list[Entry]:
+    """The newest ``limit`` pins of a board as feed entries (newest first)."""
+    chunk = max(1, min(limit, MAX_PAGE))
+    found = islice(mappings.iterate(BOARD_HAS_PINS, board_id, chunk=chunk), limit)
+    return [Entry(created_us=entry.sequence, pin_id=entry.to_id) for entry in found]
+
+
+def existing_pins(pin_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
+    """The stored pins among ``pin_ids`` (object cache first, one query per host)."""
+    return objects.get_many(pin_ids)
+
+
+def _followees(user_id: int) -> Iterator[int]:
+    cursor: str | None = None
+    while True:
+        page = selectors.followings_page(user_id, limit=int(graph_settings.MAX_PAGE),
+                                         cursor=cursor)
+        yield from page.ids
+        if page.next_cursor is None:
+            return
+        cursor = page.next_cursor

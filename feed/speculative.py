@@ -1,0 +1,115 @@
+"""Speculative reads across the two HBase clusters.
+
+A read goes to the primary; if it has not answered within the cutoff (about the primary's
+p99.9), the same read also goes to the standby and whichever answers first wins. A read that
+fails at once (connection refused) moves on to the standby at once, and a cluster that just
+failed is asked second for a short while, so a dead primary costs no cutoff per request. A
+small share of reads goes to the standby first to keep its caches warm.
+
+>>> read = speculative(lambda cluster: cells.read_row(cluster, row, [FEED]))
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from feed.conf import feed_settings
+from feed.exceptions import FeedUnavailable
+from feed.store.pools import Cluster
+
+T = TypeVar("T")
+SUSPECT_SECONDS = 1.0
+
+_lock = threading.Lock()
+_executor: ThreadPoolExecutor | None = None
+_executor_pid: int | None = None
+
+
+@dataclass
+class Answers:
+    """How many reads each cluster answered, and when each last failed (for ordering)."""
+
+    answered: dict[str, int] = field(default_factory=lambda: {"primary": 0, "standby": 0})
+    failed_at: dict[str, float] = field(default_factory=dict)
+
+    def suspect(self, cluster: Cluster) -> bool:
+        return time.monotonic() - self.failed_at.get(cluster, -SUSPECT_SECONDS) < SUSPECT_SECONDS
+
+
+answers = Answers()
+
+
+def speculative(read: Callable[[Cluster], T]) -> T:
+    """Run ``read(cluster)`` speculatively and return the first successful answer; raise
+    :class:`FeedUnavailable` only when both clusters fail."""
+    first, second = _order()
+    race: Race[T] = Race(read)
+    race.start(first)
+    answer = race.next_answer(timeout=int(feed_settings.SPECULATIVE_CUTOFF_MS) / 1000)
+    if answer is not None:
+        return answer[0]
+    race.start(second)
+    while race.pending:
+        answer = race.next_answer(timeout=None)
+        if answer is not None:
+            return answer[0]
+    raise FeedUnavailable("neither HBase cluster answered the read") from race.error
+
+
+class Race(Generic[T]):
+    """The reads of one speculative call, by cluster; ``error`` is the last failure seen."""
+
+    def __init__(self, read: Callable[[Cluster], T]) -> None:
+        self.read = read
+        self.pending: dict[Future[T], Cluster] = {}
+        self.error: FeedUnavailable | None = None
+
+    def start(self, cluster: Cluster) -> None:
+        self.pending[_submit(self.read, cluster)] = cluster
+
+    def next_answer(self, timeout: float | None) -> tuple[T] | None:
+        """Wait up to ``timeout`` for a read to finish; the first success, boxed, or None.
+        Errors other than :class:`FeedUnavailable` are bugs and propagate."""
+        done, _ = wait(self.pending, timeout=timeout, return_when=FIRST_COMPLETED)
+        answer: tuple[T] | None = None
+        for future in done:
+            cluster = self.pending.pop(future)
+            error = future.exception()
+            if error is None:
+                if answer is None:
+                    answers.answered[cluster] += 1
+                    answer = (future.result(),)
+            elif isinstance(error, FeedUnavailable):
+                answers.failed_at[cluster] = time.monotonic()
+                self.error = error
+            else:
+                raise error
+        return answer
+
+
+def _order() -> tuple[Cluster, Cluster]:
+    share = float(feed_settings.STANDBY_READ_SHARE)
+    standby_first = random.random() < share or (answers.suspect("primary")
+                                                and not answers.suspect("standby"))
+    return ("standby", "primary") if standby_first else ("primary", "standby")
+
+
+def _submit(read: Callable[[Cluster], T], cluster: Cluster) -> Future[T]:
+    return _pool().submit(read, cluster)
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _executor, _executor_pid
+    with _lock:
+        if _executor is None or _executor_pid != os.getpid():
+            _executor = ThreadPoolExecutor(max_workers=int(feed_settings.READ_THREADS),
+                                           thread_name_prefix="feed-read")
+            _executor_pid = os.getpid()
+        return _executor

@@ -1,0 +1,153 @@
+"""Feed rows in terms of entries: the encoding layer over :mod:`feed.store.cells`.
+
+Every call names the cluster it works on; the actors write each cluster on its own queue, and
+reads pick a cluster through :mod:`feed.speculative`.
+
+>>> add_entries("primary", {alice: [Entry(created_us, pin_id)]}, timestamp=created_us)
+>>> read_feed("primary", alice).entries[0].pin_id == pin_id
+True
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from feed.schema import (
+    COUNTER,
+    FEED,
+    FEED_PREFIX,
+    HORIZON_PREFIX,
+    META,
+    Entry,
+    decode_count,
+    horizon_column,
+    horizon_of,
+    row_key,
+    user_of,
+)
+from feed.store import cells
+from feed.store.pools import Cluster
+
+
+@dataclass(frozen=True)
+class FeedRow:
+    """One stored feed: entries newest first, the newest horizon (qualifier) if any, every
+    horizon column, and the writes counted since the last trim."""
+
+    entries: list[Entry]
+    horizon: bytes | None
+    horizon_columns: list[bytes]
+    writes: int
+
+    def complete_count(self) -> int:
+        """Entries newer than the horizon: the part of the feed known to be complete."""
+        if self.horizon is None:
+            return len(self.entries)
+        return sum(1 for entry in self.entries if entry.qualifier < self.horizon)
+
+
+def read_feed(cluster: Cluster, user_id: int) -> FeedRow:
+    """The whole stored feed of a user on ``cluster`` (one row read)."""
+    cells_found = cells.read_row(cluster, row_key(user_id), [FEED, META])
+    return _feed_row(cells_found)
+
+
+def read_entries(cluster: Cluster, user_id: int) -> list[Entry]:
+    """Only the entries of a user's feed, newest first (one row read of family ``feed``)."""
+    found = cells.read_row(cluster, row_key(user_id), [FEED])
+    return [Entry.from_column(column) for column in sorted(found)]
+
+
+def read_window(cluster: Cluster, user_id: int, within: int, after: bytes | None,
+                count: int) -> list[Entry]:
+    """Up to ``count`` entries of the newest ``within``, newest first, after the qualifier
+    ``after``; only these are decoded (one row read of family ``feed``)."""
+    columns = sorted(cells.read_row(cluster, row_key(user_id), [FEED]))[:within]
+    start = 0 if after is None else bisect_right(columns, FEED_PREFIX + after)
+    return [Entry.from_column(column) for column in columns[start:start + count]]
+
+
+def read_horizons(cluster: Cluster, user_ids: Sequence[int]) -> dict[int, bytes]:
+    """The newest horizon of each of ``user_ids`` that has one (one multi-row read)."""
+    found = cells.read_rows(cluster, [row_key(user) for user in user_ids], [META])
+    horizons = {}
+    for row, columns in found.items():
+        marks = sorted(horizon_of(c) for c in columns if c.startswith(HORIZON_PREFIX))
+        if marks:
+            horizons[user_of(row)] = marks[0]
+    return horizons
+
+
+def users_holding(cluster: Cluster, user_ids: Sequence[int], entry: Entry,
+                  chunk: int = 1000) -> set[int]:
+    """Those of ``user_ids`` whose feed holds ``entry`` (multi-row reads of that one column)."""
+    holding: set[int] = set()
+    for start in range(0, len(user_ids), chunk):
+        rows = [row_key(user) for user in user_ids[start:start + chunk]]
+        found = cells.read_rows(cluster, rows, [entry.column])
+        holding.update(user_of(row) for row, columns in found.items() if entry.column in columns)
+    return holding
+
+
+def add_entries(cluster: Cluster, entries: Mapping[int, Iterable[Entry]], timestamp: int) -> None:
+    """Put entries into users' feeds (user → entries) with one cell timestamp."""
+    cells.write(cluster, _columns(entries), {}, timestamp)
+
+
+def remove_entries(cluster: Cluster, entries: Mapping[int, Iterable[Entry]],
+                   timestamp: int) -> None:
+    """Delete entries (user → entries): masks every put at or below ``timestamp``."""
+    cells.write(cluster, {}, _columns(entries), timestamp)
+
+
+def change_feed(cluster: Cluster, user_id: int, timestamp: int, *, add: Iterable[Entry] = (),
+                remove: Iterable[Entry] = (), horizons: Iterable[bytes] = (),
+                drop_horizons: Iterable[bytes] = ()) -> None:
+    """Change one feed in one atomic row mutation at ``timestamp``: put ``add``, delete
+    ``remove``, record ``horizons`` (qualifiers) and delete the ``drop_horizons`` columns."""
+    row = row_key(user_id)
+    puts = [entry.column for entry in add] + [horizon_column(q) for q in horizons]
+    deletes = [entry.column for entry in remove] + list(drop_horizons)
+    cells.write(cluster, {row: puts}, {row: deletes}, timestamp)
+
+
+def count_writes(cluster: Cluster, counts: Mapping[int, int]) -> dict[int, int]:
+    """Add to the users' write counters and return the new values: one ``atomicIncrement``
+    for a single user, else one ``incrementRows`` plus one multi-row read of the counters."""
+    if len(counts) == 1:
+        [(user, amount)] = counts.items()
+        return {user: cells.add_to_counter(cluster, row_key(user), COUNTER, amount)}
+    by_amount: dict[int, list[bytes]] = {}
+    for user, amount in counts.items():
+        by_amount.setdefault(amount, []).append(row_key(user))
+    for amount, rows in by_amount.items():
+        cells.add_to_counters(cluster, rows, COUNTER, amount)
+    return writes_counted(cluster, list(counts))
+
+
+def writes_counted(cluster: Cluster, user_ids: Sequence[int]) -> dict[int, int]:
+    """The write counters of ``user_ids`` (one multi-row read; users without one are absent)."""
+    found = cells.read_rows(cluster, [row_key(user) for user in user_ids], [COUNTER])
+    return {user_of(row): decode_count(columns.get(COUNTER)) for row, columns in found.items()}
+
+
+def discount_writes(cluster: Cluster, user_id: int, amount: int) -> int:
+    """Take ``amount`` writes off a user's counter (after a trim); the new value."""
+    return cells.add_to_counter(cluster, row_key(user_id), COUNTER, -amount)
+
+
+def _columns(entries: Mapping[int, Iterable[Entry]]) -> dict[bytes, list[bytes]]:
+    return {row_key(user): [entry.column for entry in items] for user, items in entries.items()}
+
+
+def _feed_row(found: Mapping[bytes, bytes]) -> FeedRow:
+    entries, marks = [], []
+    for column in sorted(found):
+        if column.startswith(FEED_PREFIX):
+            entries.append(Entry.from_column(column))
+        elif column.startswith(HORIZON_PREFIX):
+            marks.append(column)
+    return FeedRow(entries=entries, horizon=horizon_of(marks[0]) if marks else None,
+                   horizon_columns=marks, writes=decode_count(found.get(COUNTER)))

@@ -1,0 +1,72 @@
+"""Reads and writes of raw feed rows on one cluster: bytes in, bytes out.
+
+Writes carry an explicit cell timestamp (µs) and go out as one ``mutateRowsTs`` per call, so
+every row's change is atomic. A delete of ``family:qualifier`` masks every version at or below
+its timestamp (HBase ``deleteColumns``), also puts that arrive later with an older timestamp.
+
+>>> write("primary", {b"\\x00" * 7 + b"\\x01": [b"feed:" + qualifier]}, {}, timestamp=now_us)
+>>> read_row("primary", b"\\x00" * 7 + b"\\x01", [b"feed"])
+{b'feed:...': b''}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import happybase  # (also loads the Hbase_thrift module)
+from Hbase_thrift import TIncrement
+
+from feed.store.pools import Cluster, feed_table, run
+
+Columns = Mapping[bytes, Sequence[bytes]]
+
+
+def write(cluster: Cluster, puts: Columns, deletes: Columns, timestamp: int) -> None:
+    """Put empty cells at ``puts`` and delete ``deletes`` (row → columns), all at
+    ``timestamp``, in one batch."""
+    if not any(puts.values()) and not any(deletes.values()):
+        return
+
+    def send(hbase: happybase.Table) -> None:
+        batch = hbase.batch(timestamp=timestamp)
+        for row, columns in puts.items():
+            if columns:
+                batch.put(row, dict.fromkeys(columns, b""))
+        for row, columns in deletes.items():
+            if columns:
+                batch.delete(row, list(columns))
+        batch.send()
+
+    run(cluster, send)
+
+
+def read_row(cluster: Cluster, row: bytes, columns: Sequence[bytes] | None = None,
+             ) -> dict[bytes, bytes]:
+    """The row's cells (``family:qualifier`` → value), optionally only of ``columns``."""
+    wanted = list(columns) if columns else None
+    found: dict[bytes, bytes] = run(cluster, lambda hbase: hbase.row(row, columns=wanted))
+    return found
+
+
+def read_rows(cluster: Cluster, rows: Sequence[bytes], columns: Sequence[bytes],
+              ) -> dict[bytes, dict[bytes, bytes]]:
+    """Several rows' cells of ``columns`` in one call; rows without any are absent."""
+    if not rows:
+        return {}
+    return dict(run(cluster, lambda hbase: hbase.rows(list(rows), columns=list(columns))))
+
+
+def add_to_counter(cluster: Cluster, row: bytes, column: bytes, amount: int) -> int:
+    """Add ``amount`` to a 64-bit counter cell and return its new value (one atomic call)."""
+    return int(run(cluster, lambda hbase: hbase.counter_inc(row, column, amount),
+                   idempotent=False))
+
+
+def add_to_counters(cluster: Cluster, rows: Sequence[bytes], column: bytes, amount: int) -> None:
+    """Add ``amount`` to the counter cell of every row, in one call (``incrementRows``)."""
+    if not rows:
+        return
+    name = feed_table().encode()
+    increments = [TIncrement(table=name, row=row, column=column, ammount=amount) for row in rows]
+    run(cluster, lambda hbase: hbase.connection.client.incrementRows(increments),
+        idempotent=False)

@@ -1,0 +1,126 @@
+"""One happybase connection pool per HBase cluster per process, created on first use.
+
+Pools are never created at import time and are dropped when the process forks (a Dramatiq
+worker process, a test subprocess), so connections are never shared across processes. Every
+driver error becomes :class:`~feed.exceptions.FeedUnavailable`, with the original as
+``__cause__``.
+
+>>> with table("primary") as hbase:
+...     hbase.row(b"\\x00" * 8)
+{}
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Literal, TypeVar
+
+import happybase
+from happybase.pool import NoConnectionsAvailable
+from thriftpy2.thrift import TException
+from thriftpy2.transport import TTransportException
+
+from feed.conf import feed_settings
+from feed.exceptions import FeedUnavailable
+from feed.schema import table_name
+
+T = TypeVar("T")
+Cluster = Literal["primary", "standby"]
+CLUSTERS: tuple[Cluster, ...] = ("primary", "standby")
+DRIVER_ERRORS = (TException, OSError, socket.timeout, EOFError, NoConnectionsAvailable)
+
+_lock = threading.Lock()
+_pools: dict[tuple[str, int], happybase.ConnectionPool] = {}
+_owner_pid: int | None = None
+
+
+def address(cluster: Cluster) -> tuple[str, int]:
+    """The ``(host, port)`` of a cluster's Thrift server, from the settings."""
+    if cluster not in CLUSTERS:
+        raise ValueError(f"unknown HBase cluster {cluster!r}")
+    host, port = feed_settings.PRIMARY if cluster == "primary" else feed_settings.STANDBY
+    return str(host), int(port)
+
+
+def feed_table() -> str:
+    return table_name(str(feed_settings.TABLE_PREFIX))
+
+
+@contextmanager
+def connection(cluster: Cluster) -> Iterator[happybase.Connection]:
+    """A pooled connection to ``cluster``; driver errors raise :class:`FeedUnavailable`."""
+    try:
+        with _pool(cluster).connection(timeout=float(feed_settings.POOL_WAIT_SECONDS)) as conn:
+            yield conn
+    except DRIVER_ERRORS as exc:
+        raise _unavailable(cluster, exc) from exc
+
+
+@contextmanager
+def table(cluster: Cluster) -> Iterator[happybase.Table]:
+    """The feed table on ``cluster``, through a pooled connection."""
+    with connection(cluster) as conn:
+        yield conn.table(feed_table())
+
+
+def run(cluster: Cluster, operation: Callable[[happybase.Table], T], *,
+        idempotent: bool = True) -> T:
+    """Run ``operation`` on the feed table of ``cluster``. A pooled connection that went stale
+    (the server restarted) fails once and is replaced; an idempotent operation is then tried
+    once more on the fresh connection."""
+    attempts = 2 if idempotent else 1
+    for attempt in range(attempts):
+        try:
+            with _pool(cluster).connection(
+                    timeout=float(feed_settings.POOL_WAIT_SECONDS)) as conn:
+                return operation(conn.table(feed_table()))
+        except DRIVER_ERRORS as exc:
+            if attempt + 1 < attempts and _stale(exc):
+                continue
+            raise _unavailable(cluster, exc) from exc
+    raise AssertionError("unreachable")
+
+
+def reset() -> None:
+    """Forget every pool of this process (their connections close when collected)."""
+    with _lock:
+        _pools.clear()
+
+
+def _pool(cluster: Cluster) -> happybase.ConnectionPool:
+    """The pool of the cluster's current address (settings may change in tests)."""
+    global _owner_pid
+    host, port = address(cluster)
+    with _lock:
+        if _owner_pid != os.getpid():
+            _pools.clear()
+            _owner_pid = os.getpid()
+        pool = _pools.get((host, port))
+    if pool is not None:
+        return pool
+    try:
+        pool = happybase.ConnectionPool(
+            int(feed_settings.POOL_SIZE), host=host, port=port, autoconnect=False,
+            timeout=int(feed_settings.TIMEOUT_MS), transport="buffered", protocol="binary",
+            compat="0.98")
+    except DRIVER_ERRORS as exc:
+        raise _unavailable(cluster, exc) from exc
+    with _lock:
+        return _pools.setdefault((host, port), pool)
+
+
+def _stale(exc: BaseException) -> bool:
+    """A connection the server closed (restart): end of file or reset on first use."""
+    if isinstance(exc, TTransportException):
+        return exc.type == TTransportException.END_OF_FILE
+    return isinstance(exc, ConnectionResetError | BrokenPipeError | EOFError)
+
+
+def _unavailable(cluster: Cluster, exc: BaseException) -> FeedUnavailable:
+    host, port = address(cluster)
+    detail = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    return FeedUnavailable(f"HBase {cluster} ({host}:{port}) failed: {detail!s}")

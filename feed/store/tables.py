@@ -1,0 +1,34 @@
+"""Creating the feed table on a cluster (idempotent) and operator calls on it.
+
+>>> ensure_table("primary")
+True
+"""
+
+from __future__ import annotations
+
+from feed.exceptions import FeedSchemaError
+from feed.schema import families
+from feed.store.pools import Cluster, connection, feed_table
+
+
+def ensure_table(cluster: Cluster) -> bool:
+    """Create the feed table on ``cluster`` unless it exists; True if it was created.
+
+    An existing table must have the feed's column families, or :class:`FeedSchemaError`."""
+    name = feed_table()
+    with connection(cluster) as conn:
+        if name.encode() not in conn.tables():
+            conn.create_table(name, families())
+            return True
+        found = {family.decode().rstrip(":") for family in conn.table(name).families()}
+    missing = sorted(set(families()) - found)
+    if missing:
+        raise FeedSchemaError(f"table {name} on the {cluster} cluster lacks the column "
+                              f"families {', '.join(missing)}")
+    return False
+
+
+def major_compact(cluster: Cluster) -> None:
+    """Ask ``cluster`` for a major compaction of the feed table (purges delete markers)."""
+    with connection(cluster) as conn:
+        conn.compact_table(feed_table(), major=True)

@@ -1,0 +1,148 @@
+"""Queue actors of the feed: thin wrappers over the feed's actions.
+
+Planning actors (queue ``feed``) read the graph and send one message per cluster; cluster
+actors (queues ``feed_primary`` and ``feed_standby``) write one HBase cluster each, so a
+cluster that is down only delays its own queue. Every actor takes IDs and times, is
+idempotent and can run twice or out of order; failures retry with exponential backoff (about
+15 hours in all) and then land in the queue's dead-letter queue (``manage.py feed
+deadletters``).
+
+>>> fan_out_pin.send(pin_id, board_id, created_us)
+>>> send_to_clusters(apply_follow, follower_id, "user", followee_id, action_time_us)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import partial
+from typing import Any
+
+import dramatiq
+
+from feed import delivery, fanout, follows, rebuild, trim
+from feed.exceptions import GraphBehind
+from feed.store.pools import CLUSTERS, Cluster
+
+PLANNING_QUEUE = "feed"
+RETRIES: dict[str, Any] = {"max_retries": 100, "min_backoff": 500, "max_backoff": 600_000}
+ClusterActors = dict[Cluster, dramatiq.Actor[..., None]]
+
+
+def cluster_queue(cluster: Cluster) -> str:
+    return f"feed_{cluster}"
+
+
+def queues() -> list[str]:
+    """Every queue the feed's actors consume."""
+    return [PLANNING_QUEUE, *(cluster_queue(cluster) for cluster in CLUSTERS)]
+
+
+def send_to_clusters(actors: ClusterActors, *args: Any) -> None:
+    """Send the same message to each cluster's actor (each on its own queue)."""
+    for cluster in CLUSTERS:
+        actors[cluster].send(*args)
+
+
+def _per_cluster(name: str, apply: Callable[..., None], priority: int = 0) -> ClusterActors:
+    """One actor per cluster on that cluster's queue; ``priority`` above 0 yields to writes
+    that readers wait for (a worker runs its lowest numbers first)."""
+    return {cluster: dramatiq.actor(partial(apply, cluster), actor_name=f"feed_{name}_{cluster}",
+                                    queue_name=cluster_queue(cluster), priority=priority,
+                                    **RETRIES)
+            for cluster in CLUSTERS}
+
+
+# Cluster actors.
+
+def _deliver(cluster: Cluster, pin_id: int, board_id: int, created_us: int,
+             followers: list[int]) -> None:
+    receiving = delivery.deliver(cluster, pin_id, board_id, created_us, followers)
+    if receiving:
+        count_writes[cluster].send(receiving)
+
+
+def _count(cluster: Cluster, user_ids: list[int]) -> None:
+    for user_id in trim.count_writes(cluster, user_ids):
+        trim_feed[cluster].send(user_id)
+
+
+def _retract(cluster: Cluster, pin_id: int, created_us: int, deleted_us: int,
+             followers: list[int]) -> None:
+    for user_id in delivery.retract(cluster, pin_id, created_us, deleted_us, followers):
+        refill_feed[cluster].send(user_id)
+
+
+def _follow(cluster: Cluster, follower_id: int, target_kind: str, target_id: int,
+            action_time_us: int) -> None:
+    with _retry_when_graph_behind():
+        due = follows.follow(cluster, follower_id, target_kind, target_id, action_time_us)
+    if due:
+        trim_feed[cluster].send(follower_id)
+
+
+def _unfollow(cluster: Cluster, follower_id: int, target_kind: str, target_id: int,
+              action_time_us: int) -> None:
+    with _retry_when_graph_behind():
+        short = follows.unfollow(cluster, follower_id, target_kind, target_id, action_time_us)
+    if short:
+        rebuild_cluster_feed[cluster].send(follower_id)
+
+
+@contextmanager
+def _retry_when_graph_behind() -> Iterator[None]:
+    try:
+        yield
+    except GraphBehind as exc:
+        raise dramatiq.Retry(str(exc)) from exc
+
+
+def _trim(cluster: Cluster, user_id: int) -> None:
+    trim.trim(cluster, user_id)
+
+
+def _refill(cluster: Cluster, user_id: int) -> None:
+    rebuild.refill(cluster, user_id)
+
+
+def _rebuild(cluster: Cluster, user_id: int) -> None:
+    rebuild.rebuild(cluster, user_id)
+
+
+MAINTENANCE = 10
+
+deliver_pin = _per_cluster("deliver_pin", _deliver)
+retract_pin = _per_cluster("retract_pin", _retract)
+apply_follow = _per_cluster("follow", _follow)
+apply_unfollow = _per_cluster("unfollow", _unfollow)
+count_writes = _per_cluster("count", _count, MAINTENANCE)
+trim_feed = _per_cluster("trim", _trim, MAINTENANCE)
+refill_feed = _per_cluster("refill", _refill, MAINTENANCE)
+rebuild_cluster_feed = _per_cluster("rebuild", _rebuild, MAINTENANCE)
+
+
+# Planning actors.
+
+@dramatiq.actor(queue_name=PLANNING_QUEUE, actor_name="feed_fan_out_pin", **RETRIES)
+def fan_out_pin(pin_id: int, board_id: int, created_us: int) -> None:
+    """Send a new pin (or repin) to every follower of its board, a chunk per message: all of
+    the primary's first (it serves the reads), then the standby's."""
+    chunks = []
+    for chunk in fanout.follower_chunks(board_id):
+        deliver_pin["primary"].send(pin_id, board_id, created_us, chunk)
+        chunks.append(chunk)
+    for chunk in chunks:
+        deliver_pin["standby"].send(pin_id, board_id, created_us, chunk)
+
+
+@dramatiq.actor(queue_name=PLANNING_QUEUE, actor_name="feed_fan_out_removal", **RETRIES)
+def fan_out_removal(pin_id: int, board_id: int, created_us: int, deleted_us: int) -> None:
+    """Take a deleted pin out of the feeds of its board's followers."""
+    for chunk in fanout.follower_chunks(board_id):
+        send_to_clusters(retract_pin, pin_id, created_us, deleted_us, chunk)
+
+
+@dramatiq.actor(queue_name=PLANNING_QUEUE, actor_name="feed_rebuild", **RETRIES)
+def rebuild_feed(user_id: int) -> None:
+    """Rebuild one user's feed on both clusters."""
+    send_to_clusters(rebuild_cluster_feed, user_id)

@@ -1,0 +1,32 @@
+"""Demo follows: every demo pinner follows a few others, and one board of someone else.
+
+>>> seed_follows({alice: [a1], bob: [b1, b2], carol: [c1]}, per_user=2, seed=1)
+8
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from graph.actions import follow_board, follow_user
+
+
+def seed_follows(boards_of: dict[int, list[int]], per_user: int, seed: int,
+                 step: Callable[[], object] = lambda: None) -> int:
+    """Follow ``per_user`` random pinners and one other pinner's board per pinner, through the
+    ordinary actions (so the feed fans the followees' pins in). Returns the follows made."""
+    rng = random.Random(seed)
+    users = list(boards_of)
+    made = 0
+    for follower in users:
+        others = [user for user in users if user != follower]
+        followed = rng.sample(others, min(per_user, len(others)))
+        for target in followed:
+            made += follow_user(follower, target).changed
+            step()
+        single = [user for user in others if user not in followed and boards_of[user]]
+        if single:
+            made += follow_board(follower, rng.choice(boards_of[rng.choice(single)])).changed
+            step()
+    return made

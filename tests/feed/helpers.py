@@ -1,0 +1,103 @@
+"""Helpers for feed tests: users, boards and pins made through the real actions, captured
+queue messages run in any order, and reading feeds back from HBase."""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from io import BytesIO
+from typing import Any
+
+import dramatiq
+from dramatiq import Message
+from PIL import Image
+
+from feed import storage, tasks
+from feed.store.pools import Cluster
+from pins.actions import create_board, create_pin, create_pinner
+
+_IMAGE: bytes | None = None
+
+
+def new_user(prefix: str = "f") -> int:
+    return create_pinner(f"{prefix}{uuid.uuid4().hex[:16]}", None).user_id
+
+
+def new_board(owner: int, name: str = "Quiche") -> int:
+    return create_board(owner, name).id
+
+
+def new_pin(owner: int, board: int, title: str = "Leek quiche") -> int:
+    return create_pin(owner, board, title, "", "", tiny_image()).id
+
+
+def tiny_image() -> bytes:
+    global _IMAGE
+    if _IMAGE is None:
+        out = BytesIO()
+        Image.new("RGB", (4, 4), (200, 80, 40)).save(out, "PNG")
+        _IMAGE = out.getvalue()
+    return _IMAGE
+
+
+def feed_ids(user: int, cluster: Cluster = "primary") -> list[int]:
+    """The pin IDs stored in a user's feed on ``cluster``, newest first."""
+    return [entry.pin_id for entry in storage.read_entries(cluster, user)]
+
+
+def wait_until(check: Callable[[], bool], timeout: float = 30.0, every: float = 0.05) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(every)
+    return check()
+
+
+@dataclass
+class CapturedQueue:
+    """Messages sent to the broker, kept instead of published; run them in any order.
+
+    >>> queue.run_all(random.Random(3), duplicates=0.3)   # shuffled, some run twice
+    """
+
+    broker: dramatiq.Broker
+    pending: list[Message[Any]] = field(default_factory=list)
+    ran: int = 0
+
+    def enqueue(self, message: Message[Any], *, delay: int | None = None) -> Message[Any]:
+        self.pending.append(message)
+        return message
+
+    def run(self, message: Message[Any]) -> None:
+        self.broker.get_actor(message.actor_name).fn(*message.args, **message.kwargs)
+        self.ran += 1
+
+    def run_some(self, rng: random.Random, count: int, duplicates: float = 0.0) -> None:
+        """Run up to ``count`` randomly chosen pending messages; each one stays pending for
+        another run with probability ``duplicates``."""
+        for _ in range(min(count, len(self.pending))):
+            message = self.pending.pop(rng.randrange(len(self.pending)))
+            if rng.random() < duplicates:
+                self.pending.append(message)
+            self.run(message)
+
+    def run_all(self, rng: random.Random | None = None, duplicates: float = 0.0) -> None:
+        rng = rng or random.Random(0)
+        while self.pending:
+            self.run_some(rng, len(self.pending), duplicates)
+
+    def actors(self) -> list[str]:
+        return [message.actor_name for message in self.pending]
+
+
+def flush_feed_queues() -> None:
+    """Empty the feed's queues (and their delay and dead-letter queues) of what other tests
+    left, before a test starts workers."""
+    broker: Any = dramatiq.get_broker()
+    for name in tasks.queues():
+        broker.declare_queue(name, ensure=True)
+        broker.flush(name)

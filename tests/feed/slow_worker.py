@@ -1,0 +1,23 @@
+"""A queue worker for the SIGKILL test: ``dramatiq tests.feed.slow_worker``.
+
+The real worker (``pinsite.worker``) with the feed's chunks made small and each delivery slowed
+down, so that a fanout takes a few seconds and can be killed halfway.
+"""
+
+import time
+
+from django.conf import settings
+
+import pinsite.worker  # noqa: F401  (sets Django up and declares the actors)
+from feed import delivery
+
+settings.PINSITE_FEED = {**settings.PINSITE_FEED, "FANOUT_CHUNK": 10}
+_deliver = delivery.deliver
+
+
+def _slow_deliver(*args, **kwargs):  # type: ignore[no-untyped-def]
+    time.sleep(0.15)
+    return _deliver(*args, **kwargs)
+
+
+delivery.deliver = _slow_deliver

@@ -1,0 +1,79 @@
+"""Rebuilds: a feed recomputed from the graph and the boards' pins, and refills of feeds that
+removals left short of their cap."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from feed import rebuild, storage
+from feed.schema import Entry
+from graph.actions import follow_board, unfollow_board
+from pins.actions import delete_pin
+from sharding.mappings import now_sequence
+from tests.feed.helpers import CapturedQueue, feed_ids, new_board, new_pin, new_user
+
+
+def _two_boards_followed() -> tuple[int, int, int, int]:
+    owner, follower = new_user(), new_user()
+    first, second = new_board(owner, "Old"), new_board(owner, "New")
+    follow_board(follower, first)
+    follow_board(follower, second)
+    return owner, follower, first, second
+
+
+def test_a_rebuild_restores_a_damaged_feed(queue: CapturedQueue,
+                                           small_feed: dict[str, Any]) -> None:
+    owner, follower, first, _ = _two_boards_followed()
+    pins = [new_pin(owner, first) for _ in range(3)]
+    queue.run_all()
+    stray = Entry(created_us=now_sequence(), pin_id=pins[0] + 1000)
+    storage.change_feed("primary", follower, now_sequence(), add=[stray],
+                        remove=[Entry(0, 0)])
+    storage.remove_entries("primary", {follower: [Entry(now_sequence(), pins[1])]}, 1)
+    done = rebuild.rebuild("primary", follower)
+    assert feed_ids(follower) == pins[::-1]
+    assert done.removed == 1
+
+
+def test_a_rebuild_keeps_the_newest_pins_and_records_a_horizon(
+        queue: CapturedQueue, small_feed: dict[str, Any]) -> None:
+    owner, follower, first, second = _two_boards_followed()
+    pins = [new_pin(owner, (first, second)[i % 2]) for i in range(10)]
+    rebuild.rebuild("standby", follower)
+    row = storage.read_feed("standby", follower)
+    assert [entry.pin_id for entry in row.entries] == pins[::-1][:8]
+    assert row.horizon is not None and row.complete_count() == 8
+
+
+def test_an_unfollow_that_leaves_a_trimmed_feed_short_refills_it(
+        queue: CapturedQueue, small_feed: dict[str, Any]) -> None:
+    owner, follower, first, second = _two_boards_followed()
+    older = [new_pin(owner, first) for _ in range(4)]
+    newer = [new_pin(owner, second) for _ in range(9)]
+    queue.run_all()
+    assert feed_ids(follower) == newer[::-1][:len(feed_ids(follower))]
+    unfollow_board(follower, second)
+    queue.run_all()
+    assert feed_ids(follower) == older[::-1]
+    assert feed_ids(follower, "standby") == older[::-1]
+
+
+def test_deleting_pins_of_a_trimmed_feed_refills_it(queue: CapturedQueue,
+                                                    small_feed: dict[str, Any]) -> None:
+    owner, follower, first, second = _two_boards_followed()
+    older = [new_pin(owner, first) for _ in range(4)]
+    newer = [new_pin(owner, second) for _ in range(9)]
+    queue.run_all()
+    for pin in newer[-4:]:
+        delete_pin(owner, pin)
+    queue.run_all()
+    expected = (newer[:-4][::-1] + older[::-1])[:6]
+    assert feed_ids(follower)[:6] == expected
+
+
+def test_a_feed_that_is_not_short_is_left_alone(queue: CapturedQueue,
+                                                small_feed: dict[str, Any]) -> None:
+    owner, follower, first, _ = _two_boards_followed()
+    new_pin(owner, first)
+    queue.run_all()
+    assert rebuild.refill("primary", follower) is False

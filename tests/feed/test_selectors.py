@@ -1,0 +1,78 @@
+"""Feed pages: newest first, cursor paging, hydration through the object store, failover."""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+import pytest
+from pytest_django import Settings
+
+from feed import speculative
+from feed.exceptions import InvalidFeedInput
+from feed.selectors import feed_head, feed_page
+from graph.actions import follow_board
+from pins.actions import delete_pin
+from tests.feed.helpers import CapturedQueue, new_board, new_pin, new_user
+
+
+def _feed_of(pins: int, queue: CapturedQueue) -> tuple[int, int, list[int]]:
+    owner, fan = new_user(), new_user()
+    board = new_board(owner)
+    follow_board(fan, board)
+    made = [new_pin(owner, board, title=f"Pin {i}") for i in range(pins)]
+    queue.run_all()
+    return owner, fan, made[::-1]
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_a_page_holds_hydrated_pins_newest_first(queue: CapturedQueue) -> None:
+    _, fan, pins = _feed_of(3, queue)
+    page = feed_page(fan)
+    assert [pin.id for pin in page.items] == pins
+    assert page.items[0].title == "Pin 2" and page.next_cursor is None
+
+
+def test_pages_follow_the_cursor_to_the_end(queue: CapturedQueue) -> None:
+    _, fan, pins = _feed_of(5, queue)
+    first = feed_page(fan, limit=2)
+    second = feed_page(fan, limit=2, after=first.next_cursor)
+    third = feed_page(fan, limit=2, after=second.next_cursor)
+    assert [p.id for p in first.items + second.items + third.items] == pins
+    assert third.next_cursor is None
+
+
+def test_deleted_pins_are_skipped(queue: CapturedQueue) -> None:
+    owner, fan, pins = _feed_of(3, queue)
+    delete_pin(owner, pins[1])
+    assert [pin.id for pin in feed_page(fan).items] == [pins[0], pins[2]]
+
+
+def test_only_the_newest_cap_entries_are_served(queue: CapturedQueue,
+                                                small_feed: dict[str, Any]) -> None:
+    _, fan, pins = _feed_of(9, queue)
+    assert len(feed_head(fan).entries) > small_feed["CAP"]
+    assert [pin.id for pin in feed_page(fan).items] == pins[:small_feed["CAP"]]
+
+
+@pytest.mark.parametrize(("user", "limit", "after"), [
+    ("nobody", None, None), (12, None, None), ("{user}", 0, None), ("{user}", 10_000, None),
+    ("{user}", 5, "not-a-cursor")])
+def test_bad_input_is_refused(user: Any, limit: Any, after: Any) -> None:
+    real = new_user()
+    with pytest.raises(InvalidFeedInput):
+        feed_page(str(real) if user == "{user}" else user, limit=limit, after=after)
+
+
+def test_an_unreachable_primary_is_read_around(queue: CapturedQueue, settings: Settings,
+                                               fresh_pools: None) -> None:
+    _, fan, pins = _feed_of(2, queue)
+    settings.PINSITE_FEED = {**settings.PINSITE_FEED, "PRIMARY": ("127.0.0.1", _closed_port())}
+    before = speculative.answers.answered["standby"]
+    assert [pin.id for pin in feed_page(fan).items] == pins
+    assert speculative.answers.answered["standby"] == before + 1

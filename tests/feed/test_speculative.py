@@ -1,0 +1,99 @@
+"""Speculative reads across the clusters (pure logic: the reads here are plain functions)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pytest_django import Settings
+
+from feed import speculative
+from feed.exceptions import FeedUnavailable
+from feed.speculative import speculative as read_speculatively
+
+
+@pytest.fixture(autouse=True)
+def _fast_cutoff(settings: Settings) -> Iterator[None]:
+    settings.PINSITE_FEED = {**settings.PINSITE_FEED, "SPECULATIVE_CUTOFF_MS": 30,
+                             "STANDBY_READ_SHARE": 0.0}
+    speculative.answers.failed_at.clear()
+    yield
+    speculative.answers.failed_at.clear()
+
+
+def answering(delays: dict[str, float], failing: tuple[str, ...] = ()) -> Any:
+    asked: list[str] = []
+
+    def read(cluster: str) -> str:
+        asked.append(cluster)
+        time.sleep(delays.get(cluster, 0.0))
+        if cluster in failing:
+            raise FeedUnavailable(f"{cluster} is down")
+        return cluster
+
+    read.asked = asked  # type: ignore[attr-defined]
+    return read
+
+
+def test_a_fast_primary_answers_alone() -> None:
+    read = answering({})
+    assert read_speculatively(read) == "primary"
+    assert read.asked == ["primary"]
+
+
+def test_a_slow_primary_is_overtaken_by_the_standby_after_the_cutoff() -> None:
+    read = answering({"primary": 1.0})
+    started = time.monotonic()
+    assert read_speculatively(read) == "standby"
+    assert time.monotonic() - started < 0.5
+    assert read.asked == ["primary", "standby"]
+
+
+def test_a_primary_that_fails_at_once_moves_to_the_standby_without_waiting() -> None:
+    read = answering({}, failing=("primary",))
+    started = time.monotonic()
+    assert read_speculatively(read) == "standby"
+    assert time.monotonic() - started < 0.025
+
+
+def test_after_a_failure_the_standby_is_asked_first_for_a_while() -> None:
+    read_speculatively(answering({}, failing=("primary",)))
+    read = answering({})
+    assert read_speculatively(read) == "standby"
+    assert read.asked == ["standby"]
+
+
+def test_when_both_clusters_fail_the_read_fails() -> None:
+    with pytest.raises(FeedUnavailable):
+        read_speculatively(answering({}, failing=("primary", "standby")))
+
+
+def test_a_bug_in_the_read_is_not_hidden_by_the_standby() -> None:
+    def broken(cluster: str) -> str:
+        raise KeyError(cluster)
+
+    with pytest.raises(KeyError):
+        read_speculatively(broken)
+
+
+def test_a_share_of_reads_goes_to_the_standby_first(settings: Settings) -> None:
+    settings.PINSITE_FEED = {**settings.PINSITE_FEED, "STANDBY_READ_SHARE": 1.0}
+    read = answering({})
+    assert read_speculatively(read) == "standby"
+
+
+def test_the_slow_primary_read_is_not_waited_for(settings: Settings) -> None:
+    release = threading.Event()
+
+    def read(cluster: str) -> str:
+        if cluster == "primary":
+            release.wait(5)
+        return cluster
+
+    try:
+        assert read_speculatively(read) == "standby"
+    finally:
+        release.set()

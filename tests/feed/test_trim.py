@@ -1,0 +1,60 @@
+"""Trimming: counted writes decide when, a trim off the write path keeps the newest entries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from feed import storage, trim
+from feed.schema import Entry
+from graph.actions import follow_board
+from sharding.mappings import now_sequence
+from tests.feed.helpers import CapturedQueue, feed_ids, new_board, new_pin, new_user
+
+
+def _fill(user: int, count: int) -> list[Entry]:
+    base = now_sequence()
+    entries = [Entry(created_us=base + i, pin_id=1000 + i) for i in range(count)]
+    storage.add_entries("primary", {user: entries}, timestamp=base)
+    storage.count_writes("primary", {user: count})
+    return entries[::-1]
+
+
+def test_the_trim_sizes_follow_the_cap_and_slack(small_feed: dict[str, Any]) -> None:
+    assert (trim.keep(), trim.threshold(), trim.reserve()) == (8, 2, 2)
+    assert not trim.due(1) and trim.due(2)
+
+
+def test_a_trim_keeps_the_newest_entries_and_records_a_horizon(
+        small_feed: dict[str, Any]) -> None:
+    user = new_user()
+    newest_first = _fill(user, 12)
+    assert trim.trim("primary", user) == 4
+    row = storage.read_feed("primary", user)
+    assert row.entries == newest_first[:8]
+    assert row.horizon == newest_first[8].qualifier
+    assert row.writes == 0
+
+
+def test_trimming_twice_changes_nothing_more(small_feed: dict[str, Any]) -> None:
+    user = new_user()
+    _fill(user, 10)
+    trim.trim("primary", user)
+    before = storage.read_feed("primary", user)
+    assert trim.trim("primary", user) == 0
+    assert storage.read_feed("primary", user) == before
+
+
+def test_a_busy_feed_stays_within_cap_plus_slack_with_its_newest_entries_exact(
+        queue: CapturedQueue, small_feed: dict[str, Any]) -> None:
+    owner, fan = new_user(), new_user()
+    board = new_board(owner)
+    follow_board(fan, board)
+    queue.run_all()
+    pins = []
+    for _ in range(15):
+        pins.append(new_pin(owner, board))
+        queue.run_all()
+    for cluster in ("primary", "standby"):
+        stored = feed_ids(fan, cluster)
+        assert len(stored) < small_feed["CAP"] + small_feed["SLACK"]
+        assert stored[:small_feed["CAP"]] == pins[::-1][:small_feed["CAP"]]

@@ -1,0 +1,155 @@
+"""The feed with real queue workers on RabbitMQ: end to end, a worker killed halfway, a
+primary HBase cluster stopped and restarted, dead letters."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import dramatiq
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+from devstack import Stack
+from feed import storage, tasks
+from feed.deadletters import dead_letters
+from feed.schema import Entry
+from feed.selectors import feed_page
+from feed.store.pools import Cluster
+from graph.actions import follow_board, follow_user
+from pins.actions import delete_pin
+from sharding.mappings import now_sequence
+from tests.feed.helpers import feed_ids, flush_feed_queues, new_board, new_pin, new_user, wait_until
+
+pytestmark = pytest.mark.slow
+
+
+def _everyone_has(followers: list[int], pin: int, clusters: tuple[Cluster, ...]) -> bool:
+    return all(pin in feed_ids(follower, cluster) for cluster in clusters
+               for follower in followers)
+
+
+def test_a_new_pin_reaches_every_follower_on_both_clusters(
+        worker: dramatiq.Worker, small_feed: dict[str, Any]) -> None:
+    owner = new_user()
+    board = new_board(owner)
+    followers = [new_user() for _ in range(7)]
+    for follower in followers:
+        follow_board(follower, board)
+    pin = new_pin(owner, board)
+    assert wait_until(lambda: _everyone_has(followers, pin, ("primary", "standby")))
+
+
+def test_a_follow_and_a_deletion_reach_the_feed_through_the_workers(
+        worker: dramatiq.Worker) -> None:
+    owner, fan = new_user(), new_user()
+    board = new_board(owner)
+    pins = [new_pin(owner, board) for _ in range(3)]
+    follow_user(fan, owner)
+    assert wait_until(lambda: feed_ids(fan, "standby") == pins[::-1])
+    delete_pin(owner, pins[1])
+    assert wait_until(lambda: feed_ids(fan) == [pins[2], pins[0]])
+
+
+def test_a_message_that_exhausts_its_retries_is_listed_as_a_dead_letter(
+        worker: dramatiq.Worker, capsys: pytest.CaptureFixture[str]) -> None:
+    poisoned = tasks.retract_pin["standby"].message_with_options(
+        args=(1, "not a time", 2, [3]), max_retries=0)
+    dramatiq.get_broker().enqueue(poisoned)
+    assert wait_until(lambda: poisoned.message_id in _dead_letter_ids())
+    capsys.readouterr()
+    call_command("feed", "deadletters")
+    assert "feed_retract_pin_standby" in capsys.readouterr().out
+
+
+def _dead_letter_ids() -> set[str]:
+    return {letter.message_id for letter in dead_letters(tasks.queues())}
+
+
+# --- A worker killed with SIGKILL halfway through a fanout ----------------------------------
+
+def _start_worker(module: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "pinsite.test_settings"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "dramatiq", module, "--processes", "1", "--threads", "2",
+         "--queues", *tasks.queues()],
+        env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+
+
+@pytest.fixture
+def flushed_queues() -> None:
+    flush_feed_queues()
+
+
+def test_a_worker_killed_mid_fanout_leaves_every_follower_with_the_pin_once_restarted(
+        flushed_queues: None) -> None:
+    owner = new_user()
+    board = new_board(owner)
+    followers = [new_user() for _ in range(120)]
+    for follower in followers:
+        follow_board(follower, board)
+    slow = _start_worker("tests.feed.slow_worker")
+    try:
+        pin = new_pin(owner, board)
+        assert wait_until(lambda: any(pin in feed_ids(f) for f in followers), timeout=60)
+    finally:
+        _kill(slow)
+    assert not _everyone_has(followers, pin, ("primary",))
+    restarted = _start_worker("pinsite.worker")
+    try:
+        assert wait_until(lambda: _everyone_has(followers, pin, ("primary", "standby")),
+                          timeout=90)
+    finally:
+        _kill(restarted)
+    for cluster in ("primary", "standby"):
+        assert all(feed_ids(f, cluster).count(pin) == 1 for f in followers)
+
+
+# --- The primary HBase cluster stopped and restarted -----------------------------------------
+
+@pytest.fixture
+def primary_down(worker: dramatiq.Worker, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
+    for cluster_actors in (tasks.deliver_pin, tasks.apply_follow, tasks.trim_feed):
+        monkeypatch.setitem(cluster_actors["primary"].options, "max_backoff", 1000)
+    stack = Stack(settings.PROFILE)
+    stack.stop("hbase1")
+    try:
+        yield stack
+    finally:
+        stack.start("hbase1")
+        stack.wait_healthy("hbase1", 60)
+
+
+def test_reads_succeed_from_the_standby_while_the_primary_is_down_and_it_catches_up(
+        primary_down: Stack) -> None:
+    owner, fan = new_user(), new_user()
+    board = new_board(owner)
+    follow_board(fan, board)
+    pins = [new_pin(owner, board) for _ in range(2)]
+    assert wait_until(lambda: feed_ids(fan, "standby") == pins[::-1])
+    for _ in range(50):
+        assert [pin.id for pin in feed_page(fan).items] == pins[::-1]
+    primary_down.start("hbase1")
+    primary_down.wait_healthy("hbase1", 60)
+    assert wait_until(lambda: feed_ids(fan, "primary") == pins[::-1], timeout=60)
+
+
+def test_a_pooled_connection_survives_a_restart_of_its_server() -> None:
+    user = new_user()
+    storage.add_entries("standby", {user: [Entry(now_sequence(), 7)]}, timestamp=now_sequence())
+    assert feed_ids(user, "standby") == [7]
+    stack = Stack(settings.PROFILE)
+    stack.stop("hbase2")
+    stack.start("hbase2")
+    stack.wait_healthy("hbase2", 60)
+    assert feed_ids(user, "standby") == [7]
