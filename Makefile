@@ -7,7 +7,7 @@ MANAGE := $(PY) manage.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test stop setup stack test-stack lint typecheck bench-shards clean-var
+.PHONY: run test stop setup stack test-stack lint bench-shards
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m devstack packages
@@ -22,6 +22,8 @@ stack: setup
 	$(PYTHON) -m devstack --profile dev up
 	PINSITE_PROFILE=dev $(MANAGE) migrate --noinput
 	PINSITE_PROFILE=dev $(MANAGE) shards init
+	PINSITE_PROFILE=dev $(MANAGE) graph init
+	PINSITE_PROFILE=dev $(MANAGE) feed init
 	PINSITE_PROFILE=dev $(MANAGE) seed_demo --if-empty
 
 run: stack

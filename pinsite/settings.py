@@ -24,7 +24,8 @@ DEBUG = env.flag("PINSITE_DEBUG", False)
 ALLOWED_HOSTS = env.text("PINSITE_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "pinsite.apps.PinsiteConfig",  # first: its ready() installs the queue broker, which actors
+    "django.contrib.admin",        # declared in later apps' ready() (admin discovery) bind to
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -33,7 +34,6 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
-    "pinsite.apps.PinsiteConfig",
     "sharding",
     "pins",
     "graph",
@@ -201,18 +201,33 @@ PINSITE_CONTENT = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PERMISSION_CLASSES": ["pinsite.api.permissions.ReadOnlyOrPinner"],
+    "DEFAULT_THROTTLE_CLASSES": ["pinsite.api.throttles.WriteThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "writes": env.text("PINSITE_API_WRITE_RATE", "120/minute"),
+        "credentials": env.text("PINSITE_API_CREDENTIAL_RATE", "20/minute"),
+    },
+    "DEFAULT_PARSER_CLASSES": ["pinsite.api.parsers.BoundedJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "EXCEPTION_HANDLER": "pinsite.api.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "pinsite.api.schema.PinsiteAutoSchema",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "pinsite API",
     "DESCRIPTION": "Pinners, boards, pins, the follower graph and the following feed. "
-                   "64-bit IDs are strings.",
+                   "64-bit IDs are strings; lists are cursor-paginated; errors are JSON "
+                   "`{code, detail[, fields]}`. See docs/api.md.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "pinsite.api.schema.document_conventions",
+    ],
 }
 
 AUTH_PASSWORD_VALIDATORS = [

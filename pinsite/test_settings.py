@@ -9,3 +9,8 @@ os.environ.setdefault("PINSITE_MYSQL_CONN_MAX_AGE", "0")
 from pinsite.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+REST_FRAMEWORK = {
+    **REST_FRAMEWORK,  # noqa: F405
+    "DEFAULT_THROTTLE_RATES": {"writes": "100000/minute", "credentials": "100000/minute"},
+}

@@ -1,7 +1,29 @@
-"""Routes of the web UI."""
+"""Routes of the web UI.
+
+Pinners live under ``/u/<username>/`` so that no username can shadow a page of the site.
+"""
 
 from django.urls import path
 
-from pinsite import views
+from pinsite.web import accounts, boards, home, pins, profiles
 
-urlpatterns = [path("", views.home, name="home")]
+urlpatterns = [
+    path("", home.home, name="home"),
+    path("signup/", accounts.signup, name="signup"),
+    path("login/", accounts.login_view, name="login"),
+    path("logout/", accounts.logout_view, name="logout"),
+    path("u/<str:username>/", profiles.boards, name="profile"),
+    path("u/<str:username>/pins/", profiles.pins, name="profile-pins"),
+    path("u/<str:username>/followers/", profiles.followers, name="profile-followers"),
+    path("u/<str:username>/following/", profiles.following, name="profile-following"),
+    path("u/<str:username>/follow/", profiles.follow, name="profile-follow"),
+    path("board/new/", boards.create, name="board-create"),
+    path("board/<int:board_id>/", boards.detail, name="board"),
+    path("board/<int:board_id>/followers/", boards.followers, name="board-followers"),
+    path("board/<int:board_id>/follow/", boards.follow, name="board-follow"),
+    path("board/<int:board_id>/delete/", boards.delete, name="board-delete"),
+    path("pin/new/", pins.create, name="pin-create"),
+    path("pin/<int:pin_id>/", pins.detail, name="pin"),
+    path("pin/<int:pin_id>/repin/", pins.repin, name="pin-repin"),
+    path("pin/<int:pin_id>/delete/", pins.delete, name="pin-delete"),
+]

@@ -1,4 +1,4 @@
-"""``manage.py seed_demo``: demo content through the ordinary actions."""
+"""``manage.py seed_demo``: demo content and follows through the ordinary actions."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def _seed(*args: str) -> str:
 def test_seed_demo_creates_the_planned_content() -> None:
     output = _seed("--users", "2", "--boards-per-user", "2", "--pins-per-board", "2",
                    "--repins-per-user", "1")
-    assert "Seeded 2 pinners, 4 boards, 8 pins and 2 repins" in output
+    assert "Seeded 2 pinners, 4 boards, 8 pins, 2 repins and 2 follows" in output
 
 
 def test_seed_demo_creates_the_demo_login_with_content() -> None:
@@ -33,6 +33,12 @@ def test_seed_demo_creates_the_demo_login_with_content() -> None:
     demo = pinner_by_username("demo")
     board = boards_of(demo.user_id).items[0]
     assert pins_of_board(board.id).items
+
+
+def test_seed_demo_pinners_follow_pinners_and_one_board_each() -> None:
+    output = _seed("--users", "4", "--boards-per-user", "1", "--pins-per-board", "1",
+                   "--repins-per-user", "0", "--follows-per-user", "2")
+    assert "and 12 follows" in output
 
 
 def test_seed_demo_if_empty_does_nothing_when_pinners_exist() -> None:

@@ -1,4 +1,4 @@
-"""``manage.py seed_demo``: fill the shards with demo pinners, boards, pins and repins."""
+"""``manage.py seed_demo``: demo pinners with boards, pins and repins, who follow each other."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from graph.demo import seed_follows
+from graph.exceptions import GraphError
 from pins.demo import DEMO_PASSWORD, DEMO_USERNAME, DemoPlan, seed_demo
 from pins.exceptions import ContentError
 from pins.models import Pinner
@@ -22,8 +24,8 @@ def _count(text: str) -> int:
 
 
 class Command(BaseCommand):
-    help = ("Create demo pinners with boards, pins and repins (pictures drawn locally), and "
-            f"the login {DEMO_USERNAME} / {DEMO_PASSWORD}.")
+    help = ("Create demo pinners with boards, pins and repins (pictures drawn locally) who "
+            f"follow each other, and the login {DEMO_USERNAME} / {DEMO_PASSWORD}.")
 
     def add_arguments(self, parser: CommandParser) -> None:
         defaults = DemoPlan()
@@ -31,6 +33,7 @@ class Command(BaseCommand):
         parser.add_argument("--boards-per-user", type=_count, default=defaults.boards_per_user)
         parser.add_argument("--pins-per-board", type=_count, default=defaults.pins_per_board)
         parser.add_argument("--repins-per-user", type=_count, default=defaults.repins_per_user)
+        parser.add_argument("--follows-per-user", type=_count, default=5)
         parser.add_argument("--seed", type=int, default=defaults.seed,
                             help="makes names and pictures repeatable")
         parser.add_argument("--if-empty", action="store_true",
@@ -45,13 +48,17 @@ class Command(BaseCommand):
                         pins_per_board=options["pins_per_board"],
                         repins_per_user=options["repins_per_user"], seed=options["seed"])
         started = time.monotonic()
+        follows = options["follows_per_user"]
+        steps = plan.steps + plan.users * (follows + 1)
         try:
-            with progress(plan.steps, "seeding demo content", not options["quiet"]) as bar:
+            with progress(steps, "seeding demo content", not options["quiet"]) as bar:
                 report = seed_demo(plan, step=lambda: bar.update(1))
-        except (ContentError, ShardingError) as exc:
+                made = seed_follows(report.boards_of, follows, plan.seed,
+                                    step=lambda: bar.update(1))
+        except (ContentError, GraphError, ShardingError) as exc:
             raise CommandError(f"Seeding stopped: {exc}") from exc
         self.stdout.write(
-            f"Seeded {report.pinners} pinners, {report.boards} boards, {report.pins} pins and "
-            f"{report.repins} repins in {time.monotonic() - started:.1f} s.")
+            f"Seeded {report.pinners} pinners, {report.boards} boards, {report.pins} pins, "
+            f"{report.repins} repins and {made} follows in {time.monotonic() - started:.1f} s.")
         if report.demo_created or Pinner.objects.filter(account__username=DEMO_USERNAME).exists():
             self.stdout.write(f"Log in as {DEMO_USERNAME} / {DEMO_PASSWORD}")

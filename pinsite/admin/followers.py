@@ -1,0 +1,180 @@
+"""A pinner's follower state: the size of every graph set, where they live, the edge log
+compared with Redis (and a confirmed rebuild from the log), and the head of their feed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+
+from feed.selectors import feed_head, hydrate
+from feed.storage import FeedRow
+from feed.store.pools import CLUSTERS
+from graph import keys, repair, topology
+from graph import selectors as graph
+from graph.differences import VerifyReport
+from graph.store import reads
+from graph.vshards import vshard_of
+from pins import selectors as content
+from pins.domain import Pin, User, timestamp_text
+from pinsite.admin.pages import attempt, confirmed_action, render_page
+
+SHOWN = 20
+USER_SETS = [
+    (keys.FOLLOWING, "zcard", "users followed explicitly"),
+    (keys.IMPLICIT_FOLLOWING, "zcard", "users followed implicitly (some boards)"),
+    (keys.FOLLOWERS, "zcard", "explicit followers"),
+    (keys.IMPLICIT_FOLLOWERS, "zcard", "implicit followers (some boards)"),
+    (keys.BOARDS_FOLLOWED, "scard", "boards followed explicitly"),
+    (keys.BOARDS_UNFOLLOWED, "scard", "boards unfollowed (of users followed)"),
+]
+
+
+@dataclass(frozen=True)
+class SetSize:
+    key: str
+    what: str
+    size: int
+
+
+@dataclass(frozen=True)
+class BoardSets:
+    board_id: int
+    name: str
+    explicit_followers: int
+    unfollowers: int
+    overlap: int
+    followers: int
+
+
+@dataclass(frozen=True)
+class FeedCluster:
+    cluster: str
+    entries: int | None
+    writes: int | None
+    horizon: str | None
+    error: str | None
+
+
+@dataclass
+class FollowerState:
+    user: User
+    vshard: int
+    master: str | None
+    replica: str | None
+    sets: list[SetSize] = field(default_factory=list)
+    boards: list[BoardSets] = field(default_factory=list)
+    clusters: list[FeedCluster] = field(default_factory=list)
+    feed: list[tuple[str, Pin]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def user_sets(user_id: int) -> list[SetSize]:
+    names = [keys.user_key(user_id, kind) for kind, _, _ in USER_SETS]
+    sizes = reads.execute(vshard_of(user_id), [(command, name) for name, (_, command, _)
+                                               in zip(names, USER_SETS, strict=True)])
+    return [SetSize(name, what, int(size)) for name, (_, _, what), size
+            in zip(names, USER_SETS, sizes, strict=True)]
+
+
+def board_sets(user_id: int) -> list[BoardSets]:
+    rows = []
+    for board in content.boards_of(user_id, limit=100).items:
+        explicit, unfollowers, overlap = reads.execute(vshard_of(board.id), [
+            ("hlen", keys.board_key(board.id, keys.BOARD_FOLLOWERS)),
+            ("scard", keys.board_key(board.id, keys.BOARD_UNFOLLOWERS)),
+            ("get", keys.board_key(board.id, keys.BOARD_OVERLAP))])
+        rows.append(BoardSets(board.id, board.name, int(explicit), int(unfollowers),
+                              int(overlap or 0), graph.board_follower_count(board.id)))
+    return rows
+
+
+def feed_cluster(user_id: int, cluster: str) -> FeedCluster:
+    row, error = attempt(lambda: feed_head(user_id, cluster))  # type: ignore[arg-type]
+    if row is None:
+        return FeedCluster(cluster, None, None, None, error)
+    return FeedCluster(cluster, len(row.entries), row.writes, _horizon(row), None)
+
+
+def feed_pins(user_id: int) -> list[tuple[str, Pin]]:
+    """The newest entries of the feed (speculative read), with their pins."""
+    entries = feed_head(user_id).entries[:SHOWN]
+    pins = {pin.id: pin for pin in hydrate(entries)}
+    return [(timestamp_text(entry.created_us), pins[entry.pin_id]) for entry in entries
+            if entry.pin_id in pins]
+
+
+def follower_state_of(user: User) -> FollowerState:
+    vshard = vshard_of(user.id)
+    current, error = attempt(topology.current_map)
+    master = current.master_for(vshard) if current else None
+    state = FollowerState(user, vshard, master, current.replica_of(master) if current and
+                          master else None, problems=[error] if error else [])
+    for name, read in (("sets", lambda: user_sets(user.id)),
+                       ("boards", lambda: board_sets(user.id)),
+                       ("feed", lambda: feed_pins(user.id))):
+        value, problem = attempt(read)
+        if problem:
+            state.problems.append(f"{name}: {problem}")
+        else:
+            setattr(state, name, value)
+    state.clusters = [feed_cluster(user.id, cluster) for cluster in CLUSTERS]
+    return state
+
+
+def _horizon(row: FeedRow) -> str | None:
+    return None if row.horizon is None else row.horizon.hex()
+
+
+def find_pinner(request: HttpRequest) -> HttpResponse:
+    """A form for a user ID or username; goes to that pinner's state."""
+    query = request.GET.get("q", "").strip()
+    error = None
+    if query:
+        user_id = query if query.isdigit() else None
+        if user_id is None:
+            pinner, error = attempt(lambda: content.pinner_by_username(query))
+            user_id = str(pinner.user_id) if pinner else None
+        if user_id is not None:
+            return redirect("admin:operations-pinner", user_id=user_id)
+    return render_page(request, "pinners.html", "Follower state", {"query": query,
+                                                                    "error": error})
+
+
+def follower_state(request: HttpRequest, user_id: str) -> HttpResponse:
+    """Every set's size, placement, the feed head, and on request the log comparison."""
+    user, error = attempt(lambda: content.get_user(user_id))
+    if user is None:
+        return render_page(request, "pinners.html", "Follower state",
+                           {"query": user_id, "error": error})
+    verified: VerifyReport | None = None
+    verify_error = None
+    if request.GET.get("verify"):
+        verified, verify_error = attempt(lambda: repair.verify_user(user.id))
+    return render_page(request, "follower_state.html", f"Follower state of {user.username}",
+                       {"state": follower_state_of(user), "verified": verified,
+                        "verify_error": verify_error, "shown": SHOWN,
+                        "checked_at": datetime.now().astimezone()})
+
+
+def rebuild(request: HttpRequest, user_id: str) -> HttpResponse:
+    """Confirm, then restore the pinner's graph keys from the edge log."""
+    user, error = attempt(lambda: content.get_user(user_id))
+    if user is None:
+        raise Http404(error)
+    details = [f"Rewrites every key of {user.username} ({user.id}) and of their boards that "
+               "differs from the edge log, and fixes their entries in the keys of whoever they "
+               "follow. Keys that already match are left alone.",
+               "Run it when the pinner is quiet: the log is read once, at the start."]
+    return confirmed_action(request, title=f"Rebuild the follower graph of {user.username}",
+                            details=details, perform=lambda: _rebuilt(user.id),
+                            done="admin:operations-pinner", user_id=str(user.id))
+
+
+def _rebuilt(user_id: int) -> str:
+    report = repair.rebuild_user(user_id)
+    return (f"{report.verified.scope}: {len(report.verified.differences)} differences found, "
+            f"{report.keys_rewritten} keys rewritten, {report.members_fixed} entries fixed, "
+            f"{report.overlaps_recounted} overlaps recounted.")

@@ -1,0 +1,65 @@
+"""What every operators' page shares: rendering inside the admin, store errors shown as
+messages instead of tracebacks, and the confirm-then-perform shape of actions.
+
+>>> def promote(request, master):
+...     return confirmed_action(request, title=f"Promote the replica of {master}",
+...                             details=[...], perform=lambda: report_of(failover.promote(master)),
+...                             done="admin:operations-shards")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.db import DatabaseError
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from dramatiq.errors import BrokerError
+
+from feed.exceptions import FeedError
+from graph.exceptions import GraphError
+from pins.exceptions import ContentError
+from sharding.exceptions import ShardingError
+
+T = TypeVar("T")
+STORE_ERRORS = (ShardingError, GraphError, FeedError, ContentError, DatabaseError, BrokerError)
+"""Errors an operators' page reports on the page: a store down, a refused action."""
+
+
+def render_page(request: HttpRequest, template: str, title: str,
+                context: dict[str, Any] | None = None) -> HttpResponse:
+    """``admin/pinsite/<template>`` with the admin's own context (header, sidebar, user)."""
+    site = request.admin_site  # type: ignore[attr-defined]
+    return TemplateResponse(request, f"admin/pinsite/{template}",
+                            {**site.each_context(request), "title": title, **(context or {})})
+
+
+def attempt(read: Callable[[], T]) -> tuple[T | None, str | None]:
+    """``(value, None)``, or ``(None, message)`` when a store cannot answer."""
+    try:
+        return read(), None
+    except STORE_ERRORS as exc:
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def confirmed_action(request: HttpRequest, *, title: str, details: list[str],
+                     perform: Callable[[], str], done: str, **done_args: Any) -> HttpResponse:
+    """``GET``: a page saying what will happen, with a form to confirm it. ``POST`` (CSRF
+    checked by the admin, superusers only): do it, report the outcome as a message and
+    return to the ``done`` page."""
+    if request.method == "POST":
+        if not getattr(request.user, "is_superuser", False):
+            raise PermissionDenied("Only superusers may run operators' actions.")
+        try:
+            messages.success(request, perform())
+        except STORE_ERRORS as exc:
+            messages.error(request, f"{title}: not done. {type(exc).__name__}: {exc}")
+        return redirect(done, **done_args)
+    if request.method != "GET":
+        return HttpResponseNotAllowed(["GET", "POST"])
+    return render_page(request, "confirm.html", title, {"details": details,
+                                                        "may_act": request.user.is_superuser})

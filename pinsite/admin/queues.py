@@ -1,0 +1,85 @@
+"""The queues page: messages waiting, delayed and dead per queue, the feed's dead letters, and
+the health of the feed's two HBase clusters."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import dramatiq
+from django.http import HttpRequest, HttpResponse
+from dramatiq.brokers.rabbitmq import RabbitmqBroker
+
+from feed import tasks as feed_tasks
+from feed.deadletters import DeadLetter, QueueUnavailable, dead_letters
+from feed.selectors import feed_head
+from feed.speculative import answers
+from feed.store.pools import CLUSTERS, Cluster, address
+from pins.types import USER
+from pinsite.admin.pages import attempt, render_page
+from sharding import ids
+
+SHOWN_LETTERS = 50
+PROBE_USER = ids.compose(0, USER.type_id, 1)
+"""The feed row read to probe a cluster (a read of one row, present or not)."""
+
+
+@dataclass(frozen=True)
+class QueueDepth:
+    name: str
+    ready: int
+    delayed: int
+    dead: int
+
+
+@dataclass(frozen=True)
+class ClusterHealth:
+    cluster: str
+    address: str
+    up: bool
+    milliseconds: float | None
+    answered_here: int
+    error: str | None
+
+
+def queue_names() -> list[str]:
+    """Every queue this process's actors use (the feed's and the sharding layer's)."""
+    broker = dramatiq.get_broker()
+    return sorted({*broker.get_declared_queues(), *feed_tasks.queues()})
+
+
+def queue_depths() -> list[QueueDepth]:
+    """Ready, delayed and dead messages of every queue (declaring any that are missing)."""
+    broker = dramatiq.get_broker()
+    if not isinstance(broker, RabbitmqBroker):
+        raise QueueUnavailable(f"{type(broker).__name__} cannot report queue depths")
+    try:
+        return [QueueDepth(name, *broker.get_queue_message_counts(name))
+                for name in queue_names()]
+    except Exception as exc:  # the broker lets its AMQP client's errors through unwrapped
+        raise QueueUnavailable(f"RabbitMQ cannot report queue depths: {exc!r}") from exc
+
+
+def cluster_health(cluster: Cluster) -> ClusterHealth:
+    """Read one feed row from ``cluster`` and time it."""
+    host, port = address(cluster)
+    started = time.perf_counter()
+    _, error = attempt(lambda: feed_head(PROBE_USER, cluster))
+    elapsed = (time.perf_counter() - started) * 1000
+    return ClusterHealth(cluster, f"{host}:{port}", error is None,
+                         None if error else round(elapsed, 1), answers.answered.get(cluster, 0),
+                         error)
+
+
+def letters() -> list[DeadLetter]:
+    return dead_letters(queue_names(), limit=SHOWN_LETTERS)
+
+
+def queues(request: HttpRequest) -> HttpResponse:
+    """Queue depths, dead letters and the feed clusters."""
+    depths, depth_error = attempt(queue_depths)
+    dead, dead_error = attempt(letters)
+    return render_page(request, "queues.html", "Queues", {
+        "depths": depths, "depth_error": depth_error, "letters": dead,
+        "letters_error": dead_error, "shown_letters": SHOWN_LETTERS,
+        "clusters": [cluster_health(cluster) for cluster in CLUSTERS]})

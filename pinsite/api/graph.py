@@ -1,0 +1,169 @@
+"""The follower graph: follow and unfollow as the requesting pinner, follower and following
+lists, and the batch check.
+
+Follow calls take no follower: they always act for the requesting pinner. Path IDs are checked
+against the content store first, so a malformed, wrong-type or unknown ID is a 404; following
+oneself or one's own board is a 400.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from graph import actions
+from graph import selectors as graph
+from graph.exceptions import GraphNotFound
+from pins import selectors as content
+from pins.exceptions import NotFound
+from pins.types import BOARD, USER
+from pinsite.api.base import PageView, PinsiteView
+from pinsite.api.details import follow_entries
+from pinsite.api.fields import path_id
+from pinsite.api.pagination import PageQuery
+from pinsite.api.permissions import IsPinner
+from pinsite.api.serializers.graph import (
+    BatchCheckQuery,
+    BatchCheckSerializer,
+    FollowChangeSerializer,
+    FollowerSerializer,
+    FollowStateSerializer,
+)
+from sharding import ids
+from sharding.exceptions import InvalidObjectId
+from sharding.ids import ObjectType
+
+
+class FollowUserView(PinsiteView):
+    permission_classes = [IsPinner]
+
+    @extend_schema(responses={200: FollowStateSerializer},
+                   summary="Whether you follow a user (all their boards) or some of their boards")
+    def get(self, request: Request, user_id: str) -> Response:
+        kind = graph.follow_kind(self.pinner_id(), _user(user_id))
+        return self.render(FollowStateSerializer, {"following": kind == "explicit",
+                                                   "kind": kind})
+
+    @extend_schema(request=None, responses={200: FollowChangeSerializer},
+                   summary="Follow a user and all their boards, present and future")
+    def put(self, request: Request, user_id: str) -> Response:
+        change = actions.follow_user(self.pinner_id(), _user(user_id))
+        return self.render(FollowChangeSerializer, {"following": True, "changed": change.changed})
+
+    @extend_schema(request=None, responses={200: FollowChangeSerializer},
+                   summary="Unfollow a user; boards followed one by one stay followed")
+    def delete(self, request: Request, user_id: str) -> Response:
+        change = actions.unfollow_user(self.pinner_id(), _user(user_id))
+        return self.render(FollowChangeSerializer, {"following": False,
+                                                    "changed": change.changed})
+
+
+class FollowBoardView(PinsiteView):
+    permission_classes = [IsPinner]
+
+    @extend_schema(responses={200: FollowStateSerializer},
+                   summary="Whether you follow a board, by itself or through its owner")
+    def get(self, request: Request, board_id: str) -> Response:
+        following = graph.is_following_board(self.pinner_id(), _board(board_id))
+        return self.render(FollowStateSerializer, {"following": following, "kind": None})
+
+    @extend_schema(request=None, responses={200: FollowChangeSerializer},
+                   summary="Follow one board")
+    def put(self, request: Request, board_id: str) -> Response:
+        change = actions.follow_board(self.pinner_id(), _board(board_id))
+        return self.render(FollowChangeSerializer, {"following": True, "changed": change.changed})
+
+    @extend_schema(request=None, responses={200: FollowChangeSerializer},
+                   summary="Unfollow one board, also one followed through its owner")
+    def delete(self, request: Request, board_id: str) -> Response:
+        change = actions.unfollow_board(self.pinner_id(), _board(board_id))
+        return self.render(FollowChangeSerializer, {"following": False,
+                                                    "changed": change.changed})
+
+
+class UserFollowersView(PageView):
+    item_serializer = FollowerSerializer
+    summary = "Who follows a user or some of their boards, newest first"
+
+    def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
+        page = graph.followers_page(_user(kwargs["user_id"]), query.limit, query.cursor)
+        return follow_entries(page.items), page.next_cursor
+
+
+class UserFollowingView(PageView):
+    item_serializer = FollowerSerializer
+    summary = "Whom a user follows, entirely or some boards, newest first"
+
+    def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
+        page = graph.followings_page(_user(kwargs["user_id"]), query.limit, query.cursor)
+        return follow_entries(page.items), page.next_cursor
+
+
+class BoardFollowersView(PageView):
+    item_serializer = FollowerSerializer
+    summary = "Who follows a board, by itself or through its owner, newest first"
+
+    def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
+        page = graph.board_followers_page(_board(kwargs["board_id"]), query.limit, query.cursor)
+        return follow_entries(page.items), page.next_cursor
+
+
+class BatchCheckView(PinsiteView):
+    permission_classes = [IsPinner]
+
+    @extend_schema(parameters=[BatchCheckQuery], responses={200: BatchCheckSerializer},
+                   summary="Which of these users and boards you follow (up to 100 of each)")
+    def get(self, request: Request) -> Response:
+        query = BatchCheckQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        me = self.pinner_id()
+        users = query.validated_data.get("users", [])
+        boards = query.validated_data.get("boards", [])
+        return self.render(BatchCheckSerializer, {
+            "users": _answers(users, graph.which_users_followed(me, _of_type(users, USER))),
+            "boards": _answers(boards, _boards_followed(me, _of_type(boards, BOARD)))})
+
+
+def _user(text: str) -> int:
+    return content.get_user(path_id(text, "user")).id
+
+
+def _board(text: str) -> int:
+    return content.get_board(path_id(text, "board")).id
+
+
+def _of_type(values: list[str], object_type: ObjectType) -> list[int]:
+    """The IDs among ``values`` of ``object_type``; the others cannot be followed."""
+    return [int(value) for value in values if _is_id_of(value, object_type)]
+
+
+def _is_id_of(value: str, object_type: ObjectType) -> bool:
+    try:
+        ids.expect_type(ids.parse(value), object_type)
+    except InvalidObjectId:
+        return False
+    return True
+
+
+def _boards_followed(me: int, boards: list[int]) -> list[int]:
+    """The followed boards among ``boards``; boards that do not exist are not followed."""
+    try:
+        return graph.which_boards_followed(me, boards)
+    except GraphNotFound:
+        return graph.which_boards_followed(me, [board for board in boards if _exists(board)])
+
+
+def _exists(board: int) -> bool:
+    try:
+        content.get_board(board)
+    except NotFound:
+        return False
+    return True
+
+
+def _answers(asked: list[str], followed: list[int]) -> dict[str, bool]:
+    chosen = {str(object_id) for object_id in followed}
+    return {value: str(int(value)) in chosen for value in asked}

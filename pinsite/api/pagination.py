@@ -1,0 +1,91 @@
+"""Cursor pagination: ``?cursor=&limit=`` in, ``{"items", "next_cursor", "next"}`` out.
+
+Cursors are the domain's opaque newest-first cursors, passed through unchanged; a page size is
+1..:data:`MAX_LIMIT` (default :data:`DEFAULT_LIMIT`). A cursor that is not one the API issued
+is a 400, and so is a page size out of range.
+
+>>> query = page_query(request)
+>>> page = pins_of_board(board_id, limit=query.limit, after=query.cursor)
+>>> page_response(request, PinSerializer, page.items, page.next_cursor)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
+
+from pinsite.api.fields import TextField
+
+DEFAULT_LIMIT = 25
+MAX_LIMIT = 100
+CURSOR_PATTERN = r"^[A-Za-z0-9_-]*$"
+
+
+class QueryIntegerField(serializers.IntegerField):
+    """A query-string integer written in plain decimal digits (no sign, point or spaces);
+    given but empty is not valid (DRF's form handling would take it for absent)."""
+
+    def get_value(self, dictionary: Any) -> Any:
+        return dictionary.get(self.field_name, serializers.empty)
+
+    def to_internal_value(self, data: Any) -> int:
+        if not isinstance(data, str) or not data.isascii() or not data.isdigit() \
+                or len(data) > 6:
+            self.fail("invalid")
+        return int(super().to_internal_value(data))
+
+
+class PageQuerySerializer(serializers.Serializer[Any]):
+    cursor = TextField(required=False, max_length=200, pattern=CURSOR_PATTERN,
+                       help_text="The `next_cursor` of the previous page; empty or absent for "
+                                 "the first page.")
+    limit = QueryIntegerField(required=False, min_value=1, max_value=MAX_LIMIT,
+                              help_text=f"Items per page, 1..{MAX_LIMIT} "
+                                        f"(default {DEFAULT_LIMIT}).")
+
+
+@dataclass(frozen=True)
+class PageQuery:
+    cursor: str | None
+    limit: int
+
+
+def page_query(request: Request) -> PageQuery:
+    """The checked cursor and page size of a list request (400 when malformed)."""
+    checked = PageQuerySerializer(data=request.query_params)
+    checked.is_valid(raise_exception=True)
+    data = checked.validated_data
+    return PageQuery(cursor=data.get("cursor") or None, limit=data.get("limit", DEFAULT_LIMIT))
+
+
+def page_response(request: Request, item_serializer: type[serializers.Serializer[Any]],
+                  items: list[Any], next_cursor: str | None) -> Response:
+    """A page of ``items`` with the cursor and URL of the next one (``null`` at the end)."""
+    context = {"request": request}
+    next_url = None
+    if next_cursor:
+        next_url = replace_query_param(request.build_absolute_uri(), "cursor", next_cursor)
+    return Response({"items": item_serializer(items, many=True, context=context).data,
+                     "next_cursor": next_cursor, "next": next_url})
+
+
+@cache
+def page_serializer(item_serializer: type[serializers.Serializer[Any]],
+                    ) -> type[serializers.Serializer[Any]]:
+    """The schema of a page of ``item_serializer`` (component ``<Item>Page``)."""
+    name = item_serializer.__name__.removesuffix("Serializer")
+    fields = {
+        "items": item_serializer(many=True, read_only=True),
+        "next_cursor": serializers.CharField(
+            allow_null=True, read_only=True,
+            help_text="Pass as `cursor` for the next page; null on the last page."),
+        "next": serializers.URLField(allow_null=True, read_only=True,
+                                     help_text="The next page's URL; null on the last page."),
+    }
+    return type(f"{name}PageSerializer", (serializers.Serializer,), fields)

@@ -1,0 +1,1 @@
+"""Serializers of the API: read models out (``…Serializer``), checked input in (``…Input``)."""

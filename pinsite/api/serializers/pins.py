@@ -1,0 +1,81 @@
+"""Pins: the read model, the multipart upload that creates one, changes, and repins."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from pins.domain import Pin
+from pins.validation import DESCRIPTION_MAX, LINK_MAX, TITLE_MAX
+from pinsite.api.details import PinDetail
+from pinsite.api.fields import (
+    LINK,
+    MULTI_LINE,
+    ObjectIdField,
+    RequiredTextField,
+    TextField,
+)
+
+
+class PinSerializer(serializers.Serializer[Any]):
+    """A pin (:class:`pins.domain.Pin`); a repin names its ``source_pin_id``."""
+
+    id = ObjectIdField(read_only=True)
+    board_id = ObjectIdField(read_only=True)
+    pinner_id = ObjectIdField(read_only=True)
+    title = serializers.CharField(read_only=True)
+    description = serializers.CharField(read_only=True)
+    link = serializers.CharField(read_only=True)
+    image_url = serializers.SerializerMethodField()
+    thumbnail_url = serializers.SerializerMethodField()
+    width = serializers.IntegerField(read_only=True)
+    height = serializers.IntegerField(read_only=True)
+    created = serializers.DateTimeField(read_only=True)
+    source_pin_id = ObjectIdField(read_only=True, allow_null=True)
+
+    def get_image_url(self, pin: Pin) -> str:
+        return self._absolute(pin.image_url)
+
+    def get_thumbnail_url(self, pin: Pin) -> str:
+        return self._absolute(pin.thumbnail_url)
+
+    def _absolute(self, url: str) -> str:
+        request = self.context.get("request")
+        return request.build_absolute_uri(url) if request is not None else url
+
+
+class PinDetailSerializer(PinSerializer):
+    """A pin with its repin count (:class:`pinsite.api.details.PinDetail`)."""
+
+    repin_count = serializers.IntegerField(read_only=True)
+
+    def to_representation(self, instance: PinDetail) -> dict[str, Any]:
+        pin = PinSerializer(instance.pin, context=self.context).data
+        return {**pin, "repin_count": instance.repin_count}
+
+
+class PinChangeInput(serializers.Serializer[Any]):
+    """The fields of a pin its pinner may change; send only those to change."""
+
+    title = RequiredTextField(required=False, max_length=TITLE_MAX)
+    description = TextField(required=False, max_length=DESCRIPTION_MAX, pattern=MULTI_LINE)
+    link = TextField(required=False, max_length=LINK_MAX, pattern=LINK,
+                     help_text="An absolute http or https URL, or empty for none.")
+
+
+class PinUploadInput(PinChangeInput):
+    """A new pin: an image file pinned to one of the requesting pinner's boards."""
+
+    board_id = ObjectIdField(help_text="One of your boards.")
+    title = RequiredTextField(max_length=TITLE_MAX)
+    image = serializers.FileField(help_text="JPEG, PNG, GIF or WebP, at most 10 MB and "
+                                            "40 million pixels.")
+
+
+class RepinInput(serializers.Serializer[Any]):
+    """Save a pin to one of the requesting pinner's boards; the title defaults to the
+    source's."""
+
+    board_id = ObjectIdField(help_text="One of your boards.")
+    title = RequiredTextField(required=False, max_length=TITLE_MAX)

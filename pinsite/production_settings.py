@@ -1,0 +1,39 @@
+"""Production settings: ``pinsite.settings`` hardened for serving behind HTTPS.
+
+``DJANGO_SETTINGS_MODULE=pinsite.production_settings`` with ``PINSITE_SECRET_KEY`` (required,
+at least 50 characters) and ``PINSITE_ALLOWED_HOSTS`` set; ``manage.py check --deploy`` passes
+without warnings. Behind a TLS-terminating proxy, set ``PINSITE_BEHIND_TLS_PROXY=1`` so the
+``X-Forwarded-Proto`` header it sets tells Django the request was secure.
+"""
+
+import os
+
+from django.core.exceptions import ImproperlyConfigured
+
+from pinsite import env
+from pinsite.settings import *  # noqa: F403
+
+SECRET_KEY = os.environ.get("PINSITE_SECRET_KEY", "")
+if len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5:
+    raise ImproperlyConfigured("PINSITE_SECRET_KEY must be set to a random secret of at least "
+                               "50 characters in production")
+
+DEBUG = False
+PINSITE_SERVE_MEDIA = env.flag("PINSITE_SERVE_MEDIA", False)
+
+SECURE_SSL_REDIRECT = env.flag("PINSITE_SSL_REDIRECT", True)
+SECURE_HSTS_SECONDS = env.number("PINSITE_HSTS_SECONDS", 365 * 24 * 3600)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+SECURE_HSTS_PRELOAD = True
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+if env.flag("PINSITE_BEHIND_TLS_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+SESSION_COOKIE_SECURE = True
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_SECURE = True
+CSRF_TRUSTED_ORIGINS = [origin for origin in
+                        env.text("PINSITE_CSRF_TRUSTED_ORIGINS", "").split(",") if origin]
+X_FRAME_OPTIONS = "DENY"

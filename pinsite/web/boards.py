@@ -1,0 +1,132 @@
+"""Boards: create, show with pins and followers, follow or unfollow, delete."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from graph.actions import follow_board, unfollow_board
+from graph.selectors import (
+    board_follower_count,
+    board_followers_page,
+    follow_kind,
+    is_following_board,
+)
+from pins.actions import create_board, delete_board
+from pins.domain import Board
+from pins.exceptions import InvalidContent
+from pins.selectors import board_pin_count, get_board, get_user, pins_of_board
+from pinsite.web.acting import acting_user_id, require_pinner
+from pinsite.web.errors import domain_errors
+from pinsite.web.follows import follow_answer, people, wants_follow
+from pinsite.web.forms import BoardForm, add_domain_error
+from pinsite.web.paging import (
+    PEOPLE_PAGE,
+    PIN_PAGE,
+    cursor_of,
+    is_fragment,
+    more_url,
+    render_page,
+)
+
+
+@login_required
+@domain_errors
+def create(request: HttpRequest) -> HttpResponse:
+    """A new board of the logged-in pinner."""
+    me = require_pinner(request)
+    form = BoardForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            board = create_board(me.user_id, form.cleaned_data["name"],
+                                 form.cleaned_data["description"])
+        except InvalidContent as exc:
+            add_domain_error(form, exc)
+        else:
+            messages.success(request, f"Board “{board.name}” created.")
+            return redirect("board", board.id)
+    return render(request, "boards/create.html", {"form": form})
+
+
+@domain_errors
+def detail(request: HttpRequest, board_id: int) -> HttpResponse:
+    """The board's pins, newest first."""
+    context = _board(request, board_id, "pins")
+    page = pins_of_board(board_id, limit=PIN_PAGE, after=cursor_of(request))
+    context.update(pins=page.items, more_url=more_url(request, page.next_cursor),
+                   empty_text="No pins on this board yet.")
+    return render_page(request, "boards/detail.html", "partials/pin_grid.html", context)
+
+
+@domain_errors
+def followers(request: HttpRequest, board_id: int) -> HttpResponse:
+    """Who follows the board (explicitly, or through its owner), newest first."""
+    context = _board(request, board_id, "followers")
+    page = board_followers_page(board_id, limit=PEOPLE_PAGE, cursor=cursor_of(request))
+    context.update(rows=people(context["viewer_id"], page),
+                   more_url=more_url(request, page.next_cursor),
+                   empty_text="Nobody follows this board yet.",
+                   partial_note=f"follows {context['owner'].username}")
+    return render_page(request, "boards/followers.html", "partials/people_list.html", context)
+
+
+@require_POST
+@login_required
+@domain_errors
+def follow(request: HttpRequest, board_id: int) -> HttpResponse:
+    """Follow or unfollow this one board (also one followed through its owner)."""
+    me = require_pinner(request)
+    board = get_board(board_id)
+    now_following = wants_follow(request)
+    (follow_board if now_following else unfollow_board)(me.user_id, board.id)
+    return follow_answer(request, {"follow_url": request.path, "following": now_following,
+                                   "subject": board.name}, reverse("board", args=[board.id]))
+
+
+@login_required
+@domain_errors
+def delete(request: HttpRequest, board_id: int) -> HttpResponse:
+    """Ask for confirmation, then delete the board with all its pins (owner only)."""
+    me = require_pinner(request)
+    board = get_board(board_id)
+    if board.owner_id != me.user_id:
+        raise PermissionDenied("Only the owner of this board can delete it.")
+    if request.method == "POST":
+        deleted = delete_board(me.user_id, board.id)
+        messages.success(request, f"Board “{board.name}” and its {deleted} pins deleted.")
+        return redirect("profile", me.username)
+    return render(request, "boards/delete.html",
+                  {"board": board, "pin_count": board_pin_count(board.id)})
+
+
+def _board(request: HttpRequest, board_id: int, tab: str) -> dict[str, Any]:
+    """The board and the viewer; for a full page also the header: owner, exact counts and
+    the viewer's follow state (a fragment for the script only needs the list)."""
+    board = get_board(board_id)
+    viewer_id = acting_user_id(request)
+    context: dict[str, Any] = {"board": board, "tab": tab, "viewer_id": viewer_id,
+                               "owner": get_user(board.owner_id)}
+    if not is_fragment(request):
+        context.update(_header(board, viewer_id))
+    return context
+
+
+def _header(board: Board, viewer_id: int | None) -> dict[str, Any]:
+    is_own = viewer_id == board.owner_id
+    following = through_owner = False
+    if viewer_id is not None and not is_own:
+        following = is_following_board(viewer_id, board.id)
+        through_owner = following and follow_kind(viewer_id, board.owner_id) == "explicit"
+    return {
+        "is_own": is_own, "following": following, "through_owner": through_owner,
+        "counts": {"pins": board_pin_count(board.id),
+                   "followers": board_follower_count(board.id)},
+        "follow_url": reverse("board-follow", args=[board.id]),
+    }

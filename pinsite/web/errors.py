@@ -1,0 +1,55 @@
+"""Domain errors as HTTP answers: every view runs under :func:`domain_errors`.
+
+Bad or unknown IDs become the 404 page, acting on someone else's board or pin the 403 page,
+input the domain rejects outside a form the 400 page, and a store that cannot serve the
+request now the 503 page. Nothing reaches the pinner as a traceback.
+
+>>> @domain_errors
+... def board(request, board_id): ...
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from feed.exceptions import FeedUnavailable, InvalidFeedInput
+from graph.exceptions import GraphNotFound, GraphUnavailable, InvalidGraphInput
+from pins import exceptions as content
+from sharding.exceptions import ShardMapUnavailable, ShardUnavailable
+
+logger = logging.getLogger("pinsite.web")
+
+View = Callable[..., HttpResponse]
+
+NOT_FOUND: tuple[type[Exception], ...] = (content.NotFound, GraphNotFound)
+BAD_REQUEST: tuple[type[Exception], ...] = (content.InvalidContent, InvalidGraphInput,
+                                              InvalidFeedInput)
+UNAVAILABLE: tuple[type[Exception], ...] = (FeedUnavailable, GraphUnavailable,
+                                              ShardUnavailable, ShardMapUnavailable)
+
+
+def domain_errors(view: View) -> View:
+    """Translate the domain's exceptions raised by ``view`` into error pages."""
+
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except NOT_FOUND as exc:
+            raise Http404(str(exc)) from exc
+        except content.PermissionDenied as exc:
+            raise PermissionDenied(str(exc)) from exc
+        except BAD_REQUEST as exc:
+            return render(request, "400.html", {"exception": str(exc)}, status=400)
+        except UNAVAILABLE:
+            logger.exception("a store could not serve %s %s", request.method, request.path)
+            return render(request, "503.html", status=503)
+
+    return wrapped

@@ -1,0 +1,97 @@
+"""Follow buttons: rows and cards whose button state comes from ONE batch check per page,
+and the answer to pressing a button.
+
+A page of people asks the graph once which of them the viewer follows
+(``which_users_followed``); a page of boards asks once which boards the viewer follows
+(``which_boards_followed``, implicit follows through the owner included). A pressed button is
+answered with the new button (for the script) or a redirect back (without it).
+
+>>> rows = people(viewer_id, followers_page(user_id, limit=30))
+>>> [(row.user.username, row.followed) for row in rows]
+[('ada', True), ('grace', False)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+
+from graph.selectors import FollowPage, which_boards_followed, which_users_followed
+from pins.domain import Board, Pin, User
+from pins.exceptions import InvalidContent, NotFound
+from pins.selectors import get_user, pins_of_board
+from pinsite.web.paging import is_fragment
+
+
+@dataclass(frozen=True)
+class PersonRow:
+    """A pinner in a followers or following list."""
+
+    user: User
+    followed: bool
+    explicit: bool
+    is_viewer: bool
+
+
+@dataclass(frozen=True)
+class BoardCard:
+    """A board in a list: its newest pin as the cover, and whether the viewer follows it."""
+
+    board: Board
+    cover: Pin | None
+    followed: bool
+    is_own: bool
+
+
+def people(viewer_id: int | None, page: FollowPage) -> list[PersonRow]:
+    """The page's pinners that still exist, with the viewer's follow state of each."""
+    explicit = {item.user_id: item.explicit for item in page.items}
+    users = [user for user in map(_user_or_none, page.ids) if user is not None]
+    others = [user.id for user in users if user.id != viewer_id]
+    followed = set(which_users_followed(viewer_id, others)) if viewer_id and others else set()
+    return [PersonRow(user, user.id in followed, explicit[user.id], user.id == viewer_id)
+            for user in users]
+
+
+def board_cards(viewer_id: int | None, boards: list[Board]) -> list[BoardCard]:
+    """Cards for a page of boards, with the viewer's follow state of each."""
+    others = [board.id for board in boards if board.owner_id != viewer_id]
+    followed = set(which_boards_followed(viewer_id, others)) if viewer_id and others else set()
+    return [BoardCard(board, _cover(board.id), board.id in followed,
+                      board.owner_id == viewer_id) for board in boards]
+
+
+def _user_or_none(user_id: int) -> User | None:
+    try:
+        return get_user(user_id)
+    except NotFound:
+        return None
+
+
+def _cover(board_id: int) -> Pin | None:
+    items = pins_of_board(board_id, limit=1).items
+    return items[0] if items else None
+
+
+def wants_follow(request: HttpRequest) -> bool:
+    """``True`` for ``action=follow``, ``False`` for ``action=unfollow``; anything else is
+    :class:`InvalidContent` (the 400 page)."""
+    action = request.POST.get("action")
+    if action not in ("follow", "unfollow"):
+        raise InvalidContent("Choose to follow or to unfollow.", field="action")
+    return action == "follow"
+
+
+def follow_answer(request: HttpRequest, button: dict[str, object], fallback: str,
+                  ) -> HttpResponse:
+    """After a follow change: the new button for the script, else back where the form was."""
+    target = request.POST.get("next", "")
+    if is_fragment(request):
+        return render(request, "partials/follow_button.html", {**button, "next_url": target})
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
+                                           require_https=request.is_secure()):
+        target = fallback
+    return redirect(target)

@@ -1,0 +1,70 @@
+"""The following feed through the API, fanned out by a real queue worker."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+
+import dramatiq
+import pytest
+from dramatiq.brokers.rabbitmq import RabbitmqBroker
+from rest_framework.test import APIClient
+
+from feed import tasks
+from tests.api.helpers import Caller, error_of, new_board, new_pin
+
+
+@pytest.fixture
+def worker() -> Iterator[dramatiq.Worker]:
+    """A Dramatiq worker on the real RabbitMQ broker consuming the feed's queues (emptied
+    first of what other tests left)."""
+    broker = dramatiq.get_broker()
+    assert isinstance(broker, RabbitmqBroker)
+    for name in tasks.queues():
+        broker.declare_queue(name, ensure=True)
+        broker.flush(name)
+    running = dramatiq.Worker(broker, queues=set(tasks.queues()), worker_threads=4,
+                              worker_timeout=100)
+    running.start()
+    yield running
+    running.stop()
+
+
+def eventually(read: Callable[[], list[str]], expected: list[str], seconds: float = 20) -> None:
+    """Wait until ``read()`` returns ``expected`` (the worker runs in the background)."""
+    deadline = time.monotonic() + seconds
+    while (found := read()) != expected:
+        assert time.monotonic() < deadline, f"the feed holds {found}, not {expected}"
+        time.sleep(0.1)
+
+
+def feed_ids(caller: Caller, query: str = "") -> list[str]:
+    response = caller.client.get(f"/api/v1/me/feed/{query}")
+    assert response.status_code == 200, response.content
+    return [item["id"] for item in response.json()["items"]]
+
+
+@pytest.mark.usefixtures("worker")
+def test_feed_shows_pins_of_followed_boards_newest_first(alice: Caller, bob: Caller) -> None:
+    board = new_board(bob)
+    alice.client.put(f"/api/v1/users/{bob.id}/follow/")
+    older, newer = new_pin(bob, board, "Older"), new_pin(bob, board, "Newer")
+    eventually(lambda: feed_ids(alice), [str(newer.id), str(older.id)])
+    first = alice.client.get("/api/v1/me/feed/?limit=1").json()
+    assert [item["id"] for item in first["items"]] == [str(newer.id)]
+    assert first["items"][0]["pinner_id"] == bob.id
+    assert feed_ids(alice, f"?limit=1&cursor={first['next_cursor']}") == [str(older.id)]
+
+
+def test_feed_of_a_new_pinner_is_empty(alice: Caller) -> None:
+    assert alice.client.get("/api/v1/me/feed/").json() == {
+        "items": [], "next_cursor": None, "next": None}
+
+
+def test_feed_needs_a_pinner(anonymous: APIClient) -> None:
+    assert anonymous.get("/api/v1/me/feed/").status_code == 401
+
+
+def test_feed_rejects_a_bad_cursor(alice: Caller) -> None:
+    response = alice.client.get("/api/v1/me/feed/?cursor=bm90LWEtY3Vyc29y")
+    assert response.status_code == 400 and "cursor" in error_of(response)["detail"]

@@ -1,0 +1,183 @@
+"""End to end in headless Chromium: two pinners sign up, one pins, the other follows and sees
+the pins in the home feed (fanned out by a real queue worker), then unfollows one board and its
+pins leave the feed. Screenshots of the feed, a profile and a board go to
+``var/<profile>/screenshots/`` (``docs/web.md`` shows current ones).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from io import BytesIO
+from pathlib import Path
+
+import dramatiq
+import pytest
+from django.conf import settings
+from PIL import Image
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+
+from pins.actions import create_board, create_pin, create_pinner
+from pins.images import generate_demo_image
+from pins.models import Pinner
+from pinsite.web.paging import PIN_PAGE
+from tests.web.browser import (
+    browser_installed,
+    chromium,
+    fill,
+    images_loaded,
+    live_site,
+    screenshot,
+    submit,
+    text_of,
+)
+from tests.web.helpers import PASSWORD, many_pins, wait_until
+
+GARDEN = [("Sweet peas on a cane wigwam", 700, 980), ("Raised beds in April", 900, 640),
+          ("Rhubarb forcing pots", 640, 900), ("Seed packets, sorted", 800, 800)]
+QUICHE = [("Leek and gruyère quiche", 820, 620), ("Blind-baked pastry case", 640, 860),
+          ("Asparagus tart", 760, 1000)]
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    if not browser_installed():
+        pytest.fail("Chromium is not installed: run `python3 -m devstack packages` as root")
+    with live_site() as url:
+        yield url
+
+
+@pytest.fixture
+def shots() -> Path:
+    return Path(settings.VAR_DIR) / "screenshots"
+
+
+def demo_png(path: Path, seed: int, width: int = 720, height: int = 900) -> Path:
+    """A colourful demo picture from :func:`generate_demo_image`, saved as PNG."""
+    Image.open(BytesIO(generate_demo_image(seed, width, height))).save(path, "PNG")
+    return path
+
+
+def sign_up(driver: WebDriver, site: str, username: str, name: str) -> None:
+    driver.get(f"{site}/signup/")
+    fill(driver, {"username": username, "display_name": name, "password1": PASSWORD,
+                  "password2": PASSWORD})
+    submit(driver, "Sign up")
+    assert driver.find_element(By.TAG_NAME, "h1").text == "Your home feed"
+
+
+def create_board_in_ui(driver: WebDriver, site: str, name: str) -> int:
+    driver.get(site)
+    driver.find_element(By.LINK_TEXT, "Create board").click()
+    fill(driver, {"name": name, "description": "Savoury tarts worth the pastry."})
+    submit(driver, "Create board")
+    assert driver.find_element(By.TAG_NAME, "h1").text == name
+    return int(driver.current_url.rstrip("/").rsplit("/", 1)[1])
+
+
+def pin_in_ui(driver: WebDriver, site: str, board_id: int, title: str, image: Path) -> int:
+    driver.get(f"{site}/board/{board_id}/")
+    driver.find_element(By.LINK_TEXT, "Add a pin").click()
+    fill(driver, {"image": str(image), "title": title, "link": "https://example.com/quiche"})
+    submit(driver, "Pin it")
+    assert driver.find_element(By.TAG_NAME, "h1").text == title
+    assert wait_until(lambda: images_loaded(driver), timeout=15)
+    return int(driver.current_url.rstrip("/").rsplit("/", 1)[1])
+
+
+def click_follow(driver: WebDriver, action_path: str, label: str) -> None:
+    """Press the follow button posting to ``action_path`` and wait until it reads ``label``;
+    the script swaps the button in place, so the page is not reloaded."""
+    selector = f"form[data-follow][action='{action_path}'] button"
+    driver.execute_script("window.samePage = true;")
+    driver.find_element(By.CSS_SELECTOR, selector).click()
+    assert wait_until(lambda: text_of(driver, selector) == label, timeout=15), \
+        f"the button of {action_path} never read {label!r}"
+    assert driver.execute_script("return window.samePage === true;")
+
+
+def feed_pin_ids(driver: WebDriver, site: str) -> set[int]:
+    driver.get(site)
+    cards = driver.find_elements(By.CSS_SELECTOR, ".pin-grid .pin-card")
+    return {int(str(card.get_attribute("id")).removeprefix("pin-")) for card in cards}
+
+
+def scroll_until(driver: WebDriver, selector: str, count: int) -> bool:
+    """Scroll to the bottom until ``count`` elements match ``selector``."""
+    def loaded() -> bool:
+        driver.execute_script("window.scrollTo(0, document.body.scrollHeight);")
+        return len(driver.find_elements(By.CSS_SELECTOR, selector)) == count
+
+    return wait_until(loaded, timeout=15, every=0.1)
+
+
+def add_demo_pins(owner: Pinner, board_id: int, pins: list[tuple[str, int, int]],
+                  seed: int) -> list[int]:
+    return [create_pin(owner.user_id, board_id, title, "", "",
+                       generate_demo_image(seed + n, width, height)).id
+            for n, (title, width, height) in enumerate(pins)]
+
+
+def test_a_follower_sees_pins_in_the_feed_until_unfollowing_their_board(
+        site: str, worker: dramatiq.Worker, shots: Path, tmp_path: Path) -> None:
+    ada, bea = f"ada{uuid.uuid4().hex[:8]}", f"bea{uuid.uuid4().hex[:8]}"
+    with chromium() as pinner_a, chromium() as pinner_b:
+        sign_up(pinner_a, site, ada, "Ada Lovelace")
+        quiche = create_board_in_ui(pinner_a, site, "Quiche ideas")
+        first = pin_in_ui(pinner_a, site, quiche, "My first quiche",
+                          demo_png(tmp_path / "1.png", 7))
+        owner = Pinner.objects.get(account__username=ada)
+        garden = create_board(owner.user_id, "Spring gardens", "What grows where.").id
+        garden_pins = add_demo_pins(owner, garden, GARDEN, seed=20)
+        quiche_pins = add_demo_pins(owner, quiche, QUICHE, seed=40)
+
+        sign_up(pinner_b, site, bea, "Bea Potter")
+        pinner_b.get(f"{site}/u/{ada}/")
+        click_follow(pinner_b, f"/u/{ada}/follow/", "Unfollow")
+        assert wait_until(lambda: first in feed_pin_ids(pinner_b, site), every=0.2), \
+            "following the pinner did not bring their pins into the feed"
+
+        second = pin_in_ui(pinner_a, site, quiche, "Quiche for a crowd",
+                           demo_png(tmp_path / "2.png", 11, 800, 640))
+        assert wait_until(lambda: second in feed_pin_ids(pinner_b, site), every=0.2), \
+            "the new pin was not fanned out to the follower's feed"
+        assert {*garden_pins, *quiche_pins} <= feed_pin_ids(pinner_b, site)
+        screenshot(pinner_b, shots / "home-feed.png")
+        pinner_b.get(f"{site}/u/{ada}/")
+        screenshot(pinner_b, shots / "profile.png")
+
+        pinner_b.get(f"{site}/board/{quiche}/")
+        assert "so you follow this board" in pinner_b.page_source
+        screenshot(pinner_b, shots / "board.png")
+        click_follow(pinner_b, f"/board/{quiche}/follow/", "Follow")
+        quiche_all = {first, second, *quiche_pins}
+        assert wait_until(lambda: not quiche_all & feed_pin_ids(pinner_b, site), every=0.2), \
+            "the unfollowed board's pins stayed in the feed"
+        assert set(garden_pins) <= feed_pin_ids(pinner_b, site)
+
+        pinner_b.get(f"{site}/u/{ada}/")
+        header = pinner_b.find_element(By.CSS_SELECTOR, f"form[action='/u/{ada}/follow/']")
+        assert header.text == "Unfollow"
+
+        pinner_b.find_element(By.XPATH, "//button[normalize-space()='Log out']").click()
+        assert wait_until(lambda: "Find ideas" in pinner_b.page_source, timeout=15)
+        pinner_b.get(f"{site}/login/")
+        fill(pinner_b, {"username": bea, "password": PASSWORD})
+        submit(pinner_b, "Log in")
+        assert set(garden_pins) <= feed_pin_ids(pinner_b, site)
+
+
+def test_scrolling_down_a_big_board_loads_the_next_pages_in_place(site: str) -> None:
+    owner = create_pinner(f"cy{uuid.uuid4().hex[:8]}", PASSWORD)
+    board = create_board(owner.user_id, "Everything")
+    many_pins(owner, board, PIN_PAGE * 2 + 3)
+    with chromium() as driver:
+        driver.get(f"{site}/board/{board.id}/")
+        cards = ".pin-grid .pin-card"
+        assert len(driver.find_elements(By.CSS_SELECTOR, cards)) == PIN_PAGE
+        driver.execute_script("window.samePage = true;")
+        for expected in (PIN_PAGE * 2, PIN_PAGE * 2 + 3):
+            assert scroll_until(driver, cards, expected)
+        assert driver.find_elements(By.CSS_SELECTOR, "[data-more]") == []
+        assert driver.execute_script("return window.samePage === true;")

@@ -1,0 +1,56 @@
+"""The home page: the following feed, newest first, paged, fed by a real queue worker."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import dramatiq
+import pytest
+from django.test import Client
+
+from feed.selectors import feed_page
+from pins.models import Pinner
+from pinsite.web import home
+from tests.web.helpers import new_board, new_pin, text, wait_until
+
+Login = Callable[[Pinner], Client]
+
+
+def feed_ids(client: Client, url: str = "/") -> list[int]:
+    return [int(found) for found in re.findall(r'id="pin-(\d+)"', text(client.get(url)))]
+
+
+def test_a_new_pinner_sees_an_empty_feed_with_a_hint(pinner: Pinner, login: Login) -> None:
+    page = text(login(pinner).get("/"))
+    assert "Your home feed" in page and "Your feed is empty" in page
+
+
+def test_followed_pins_arrive_newest_first_and_leave_with_the_unfollowed_board(
+        pinner: Pinner, other: Pinner, login: Login, worker: dramatiq.Worker) -> None:
+    quiche, garden = new_board(other, "Quiche"), new_board(other, "Garden")
+    older = new_pin(other, quiche, "Older")
+    client = login(pinner)
+    client.post(f"/u/{other.username}/follow/", {"action": "follow"})
+    newer, flowers = new_pin(other, quiche, "Newer"), new_pin(other, garden, "Flowers")
+    assert wait_until(lambda: feed_ids(client) == [flowers.id, newer.id, older.id])
+    client.post(f"/board/{quiche.id}/follow/", {"action": "unfollow"})
+    assert wait_until(lambda: feed_ids(client) == [flowers.id])
+
+
+def test_the_feed_is_paged_with_a_more_link_and_fragments(
+        pinner: Pinner, other: Pinner, login: Login, worker: dramatiq.Worker,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(home, "PIN_PAGE", 2)
+    board = new_board(other)
+    client = login(pinner)
+    client.post(f"/board/{board.id}/follow/", {"action": "follow"})
+    pins = [new_pin(other, board, f"Pin {n}") for n in range(3)]
+    assert wait_until(lambda: len(feed_page(pinner.user_id).items) == 3)
+    first = text(client.get("/"))
+    assert re.findall(r'id="pin-(\d+)"', first) == [str(pins[2].id), str(pins[1].id)]
+    more = re.search(r'href="([^"]+)" rel="next"', first)
+    assert more is not None
+    fragment = text(client.get(more.group(1).replace("&amp;", "&") + "&fragment=1"))
+    assert "<html" not in fragment and 'rel="next"' not in fragment
+    assert re.findall(r'id="pin-(\d+)"', fragment) == [str(pins[0].id)]
