@@ -137,8 +137,8 @@ class Handler:
                          increment.ammount or 0)
 
     def incrementRows(self, increments: list[Any]) -> None:
-        for item in increments:
-            self.increment(item)
+        writes.increment_rows(self.store, [(item.table, item.row, item.column,
+                                            item.ammount or 0) for item in increments])
 
     def append(self, append: Any) -> list[Any]:
         written = writes.append(self.store, append.table, append.row, append.columns or [],

@@ -477,6 +477,41 @@ def test_incrementing_a_non_counter_value_raises_io_error(
         table.counter_inc(b"r", b"cf:n")
 
 
+def _increments(table: happybase.Table, *rows: tuple[bytes, int]) -> list[Any]:
+    from Hbase_thrift import TIncrement
+
+    return [TIncrement(table=table.name, row=row, column=b"cf:n", ammount=amount)
+            for row, amount in rows]
+
+
+def test_increment_rows_adds_every_increment_including_repeats_of_one_cell(
+        connection: happybase.Connection) -> None:
+    table = new_table(connection)
+    table.counter_set(b"a", b"cf:n", 10)
+    connection.client.incrementRows(_increments(table, (b"a", 1), (b"b", 2), (b"a", 3)))
+    assert table.counter_get(b"a", b"cf:n") == 14
+    assert table.counter_get(b"b", b"cf:n") == 2
+
+
+def test_increment_rows_applies_nothing_when_one_increment_is_invalid(
+        connection: happybase.Connection) -> None:
+    table = new_table(connection)
+    table.put(b"text", {b"cf:n": b"not a counter"})
+    with pytest.raises(Exception, match="isn't 64 bits wide"):
+        connection.client.incrementRows(_increments(table, (b"a", 1), (b"text", 1)))
+    assert table.counter_get(b"a", b"cf:n") == 0
+
+
+def test_increment_rows_survive_a_restart(own_server: ServerProcess) -> None:
+    connection = own_server.start().connect()
+    table = new_table(connection)
+    connection.client.incrementRows(_increments(table, (b"a", 5), (b"b", 7)))
+    own_server.signal(signal.SIGKILL)
+    again = own_server.start().connect()
+    restarted = again.table(table.name)
+    assert (restarted.counter_get(b"a", b"cf:n"), restarted.counter_get(b"b", b"cf:n")) == (5, 7)
+
+
 # Errors keep the connection usable.
 
 
