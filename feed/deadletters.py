@@ -1,4 +1,4 @@
-"""Reading the feed's dead-letter queues (``<queue>.XQ``) without consuming them.
+"""Inspecting the queues without consuming them: depths, and the dead letters (``<queue>.XQ``).
 
 Dramatiq moves a message there once its retries are exhausted; RabbitMQ keeps it for the
 broker's dead-message TTL (7 days by default). Listing takes messages with ``basic_get`` and
@@ -16,9 +16,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import dramatiq
 import pika
 import pika.exceptions
 from django.conf import settings
+from dramatiq.brokers.rabbitmq import RabbitmqBroker
 
 from feed.exceptions import FeedError
 
@@ -26,7 +28,28 @@ CONNECT_TIMEOUT_SECONDS = 5
 
 
 class QueueUnavailable(FeedError):
-    """RabbitMQ cannot be reached to list the dead letters."""
+    """RabbitMQ cannot be reached to list the dead letters or count the messages."""
+
+
+@dataclass(frozen=True)
+class QueueDepth:
+    """Messages waiting in a queue: ready, delayed (retries) and dead."""
+
+    name: str
+    ready: int
+    delayed: int
+    dead: int
+
+
+def queue_depths(names: Sequence[str]) -> list[QueueDepth]:
+    """Ready, delayed and dead messages of each queue (declaring any that are missing)."""
+    broker = dramatiq.get_broker()
+    if not isinstance(broker, RabbitmqBroker):
+        raise QueueUnavailable(f"{type(broker).__name__} cannot report queue depths")
+    try:
+        return [QueueDepth(name, *broker.get_queue_message_counts(name)) for name in names]
+    except Exception as exc:  # the broker lets its AMQP client's errors through unwrapped
+        raise QueueUnavailable(f"RabbitMQ cannot report queue depths: {exc!r}") from exc
 
 
 @dataclass(frozen=True)

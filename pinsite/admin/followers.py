@@ -12,24 +12,23 @@ from django.shortcuts import redirect
 from feed.selectors import feed_head, hydrate
 from feed.storage import FeedRow
 from feed.store.pools import CLUSTERS
-from graph import keys, repair, topology
+from graph import health, repair, topology
 from graph import selectors as graph
 from graph.differences import VerifyReport
-from graph.store import reads
 from graph.vshards import vshard_of
 from pins import selectors as content
 from pins.domain import Pin, User, timestamp_text
 from pinsite.admin.pages import attempt, confirmed_action, render_page
 
 SHOWN = 20
-USER_SETS = [
-    (keys.FOLLOWING, "zcard", "users followed explicitly"),
-    (keys.IMPLICIT_FOLLOWING, "zcard", "users followed implicitly (some boards)"),
-    (keys.FOLLOWERS, "zcard", "explicit followers"),
-    (keys.IMPLICIT_FOLLOWERS, "zcard", "implicit followers (some boards)"),
-    (keys.BOARDS_FOLLOWED, "scard", "boards followed explicitly"),
-    (keys.BOARDS_UNFOLLOWED, "scard", "boards unfollowed (of users followed)"),
-]
+SET_NAMES = (
+    "users followed explicitly",
+    "users followed implicitly (some boards)",
+    "explicit followers",
+    "implicit followers (some boards)",
+    "boards followed explicitly",
+    "boards unfollowed (of users followed)",
+)
 
 
 @dataclass(frozen=True)
@@ -72,23 +71,14 @@ class FollowerState:
 
 
 def user_sets(user_id: int) -> list[SetSize]:
-    names = [keys.user_key(user_id, kind) for kind, _, _ in USER_SETS]
-    sizes = reads.execute(vshard_of(user_id), [(command, name) for name, (_, command, _)
-                                               in zip(names, USER_SETS, strict=True)])
-    return [SetSize(name, what, int(size)) for name, (_, _, what), size
-            in zip(names, USER_SETS, sizes, strict=True)]
+    return [SetSize(name, what, size) for (name, size), what
+            in zip(health.user_set_sizes(user_id).items(), SET_NAMES, strict=True)]
 
 
 def board_sets(user_id: int) -> list[BoardSets]:
-    rows = []
-    for board in content.boards_of(user_id, limit=100).items:
-        explicit, unfollowers, overlap = reads.execute(vshard_of(board.id), [
-            ("hlen", keys.board_key(board.id, keys.BOARD_FOLLOWERS)),
-            ("scard", keys.board_key(board.id, keys.BOARD_UNFOLLOWERS)),
-            ("get", keys.board_key(board.id, keys.BOARD_OVERLAP))])
-        rows.append(BoardSets(board.id, board.name, int(explicit), int(unfollowers),
-                              int(overlap or 0), graph.board_follower_count(board.id)))
-    return rows
+    return [BoardSets(board.id, board.name, *health.board_set_sizes(board.id),
+                      graph.board_follower_count(board.id))
+            for board in content.boards_of(user_id, limit=100).items]
 
 
 def feed_cluster(user_id: int, cluster: str) -> FeedCluster:

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 import dramatiq
 from django.http import HttpRequest, HttpResponse
-from dramatiq.brokers.rabbitmq import RabbitmqBroker
 
 from feed import tasks as feed_tasks
-from feed.deadletters import DeadLetter, QueueUnavailable, dead_letters
+from feed.deadletters import DeadLetter, QueueDepth, dead_letters
+from feed.deadletters import queue_depths as depths_of
 from feed.selectors import feed_head
 from feed.speculative import answers
 from feed.store.pools import CLUSTERS, Cluster, address
@@ -22,14 +22,6 @@ from sharding import ids
 SHOWN_LETTERS = 50
 PROBE_USER = ids.compose(0, USER.type_id, 1)
 """The feed row read to probe a cluster (a read of one row, present or not)."""
-
-
-@dataclass(frozen=True)
-class QueueDepth:
-    name: str
-    ready: int
-    delayed: int
-    dead: int
 
 
 @dataclass(frozen=True)
@@ -49,15 +41,8 @@ def queue_names() -> list[str]:
 
 
 def queue_depths() -> list[QueueDepth]:
-    """Ready, delayed and dead messages of every queue (declaring any that are missing)."""
-    broker = dramatiq.get_broker()
-    if not isinstance(broker, RabbitmqBroker):
-        raise QueueUnavailable(f"{type(broker).__name__} cannot report queue depths")
-    try:
-        return [QueueDepth(name, *broker.get_queue_message_counts(name))
-                for name in queue_names()]
-    except Exception as exc:  # the broker lets its AMQP client's errors through unwrapped
-        raise QueueUnavailable(f"RabbitMQ cannot report queue depths: {exc!r}") from exc
+    """Ready, delayed and dead messages of every queue."""
+    return depths_of(queue_names())
 
 
 def cluster_health(cluster: Cluster) -> ClusterHealth:

@@ -9,21 +9,9 @@ from dataclasses import dataclass
 from django.http import HttpRequest, HttpResponse
 
 from graph import failover, topology
-from graph.exceptions import GraphError
-from graph.store import admin as redis_admin
+from graph.health import InstanceHealth, instance_health
 from graph.vshardmap import VShardRange
 from pinsite.admin.pages import attempt, confirmed_action, render_page
-
-
-@dataclass(frozen=True)
-class InstanceHealth:
-    name: str
-    up: bool
-    role: str | None = None
-    link: str | None = None
-    lag_bytes: int | None = None
-    keys: int | None = None
-    used_memory: int | None = None
 
 
 @dataclass(frozen=True)
@@ -32,25 +20,6 @@ class VShardMapView:
     count: int
     ranges: list[VShardRange]
     instances: list[InstanceHealth]
-
-
-def instance_health(name: str) -> InstanceHealth:
-    """One Redis instance as it answers now (down when it does not)."""
-    if not redis_admin.ping(name):
-        return InstanceHealth(name, up=False)
-    try:
-        replication = redis_admin.replication(name)
-        keyspace = redis_admin.info(name, "keyspace").get("db0", {})
-        memory = redis_admin.used_memory(name)
-    except GraphError:
-        return InstanceHealth(name, up=False)
-    lag = None
-    if replication.get("role") == "slave":
-        lag = max(0, int(replication.get("master_repl_offset", 0))
-                  - int(replication.get("slave_repl_offset", 0)))
-    keys = int(keyspace.get("keys", 0)) if isinstance(keyspace, dict) else 0
-    return InstanceHealth(name, True, replication.get("role"),
-                          replication.get("master_link_status"), lag, keys, memory)
 
 
 def vshard_map_view() -> VShardMapView:

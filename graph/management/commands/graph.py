@@ -9,7 +9,7 @@ from django.core.management.base import CommandError, CommandParser
 from graph import failover, lookup, moves, repair, topology
 from graph.differences import VerifyReport
 from graph.exceptions import GraphError
-from graph.store import admin
+from graph.health import instance_health
 from graph.vshards import vshard_count
 from pinsite.commands import SubcommandCommand, progress
 from sharding.exceptions import ShardingError
@@ -185,11 +185,9 @@ def _range(text: str) -> tuple[int, int]:
 
 
 def _health(instance: str) -> dict[str, Any]:
-    if not admin.ping(instance):
-        return {"up": False, "role": None, "keys": None, "used_memory": None}
-    replication = admin.replication(instance)
-    keyspace = admin.info(instance, "keyspace").get("db0", {})
-    return {"up": True, "role": replication.get("role"),
-            "master_link_status": replication.get("master_link_status"),
-            "keys": int(keyspace.get("keys", 0)) if isinstance(keyspace, dict) else 0,
-            "used_memory": admin.used_memory(instance)}
+    health = instance_health(instance)
+    row: dict[str, Any] = {"up": health.up, "role": health.role, "keys": health.keys,
+                           "used_memory": health.used_memory}
+    if health.up:
+        row["master_link_status"] = health.link
+    return row
