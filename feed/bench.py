@@ -7,7 +7,9 @@ Measured in one run:
   creation (its event): deliveries per second until every follower has it on the primary, and
   on both clusters, and when the writes were counted for trimming; beside a raw happybase
   batch put of the same number of rows (one ``mutateRowsTs`` per ``FANOUT_CHUNK`` rows) to a
-  scratch table on the primary;
+  scratch table on the primary. Fanouts and raw puts alternate, ``rounds`` of each after one
+  uncounted warm-up round (the workers idle during a raw put), each once the machine is quiet
+  (:func:`pinsite.bench.wait_until_quiet`), and the medians are compared;
 * a 50-pin feed page, hydrated (object cache warm), p50/p99; beside a raw ``row()`` of the
   same feed row plus a raw multi-get of its 50 pins (one ``UNION ALL`` per MySQL host).
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import os
 import random
+import statistics
 import subprocess
 import sys
 import time
@@ -30,7 +33,7 @@ import dramatiq
 from django.db import connections
 from PIL import Image
 
-from feed import storage, tasks
+from feed import fanout, storage, tasks
 from feed.conf import feed_settings
 from feed.schema import FEED, Entry, families, row_key
 from feed.selectors import feed_page
@@ -40,7 +43,7 @@ from pins.actions import create_board, create_pin, create_pinner
 from pins.domain import timestamp_text
 from pins.selectors import get_pin
 from pins.types import PIN, USER
-from pinsite.bench import latency, ratio
+from pinsite.bench import latency, ratio, wait_until_quiet
 from sharding import objects
 from sharding.hosts import cursor
 from sharding.ids import MAX_LOCAL, compose
@@ -48,29 +51,39 @@ from sharding.mappings import now_sequence
 from sharding.topology import current_map
 
 SETUP_THREADS = 16
-POLL_SECONDS = 0.01
-POLL_SAMPLE = 200
+POLL_SECONDS = 0.002
+COUNT_POLL_SECONDS = 0.01
+COUNT_SAMPLE = 200
 PAGE = 50
 
 
 def run(followers: int = 10_000, samples: int = 300, processes: int = 2,
-        threads: int = 8, progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+        threads: int = 2, rounds: int = 3,
+        progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Run the feed benchmark and return its figures (``--json`` prints them)."""
     progress(f"creating {followers} followers")
     started = time.perf_counter()
     owner = create_pinner(f"bench{uuid.uuid4().hex[:12]}", None).user_id
     board = create_board(owner, "Benchmark").id
     fans = _followers(board, followers)
-    figures: dict[str, Any] = {"followers": followers,
-                               "setup_seconds": round(time.perf_counter() - started, 1)}
-    progress("fanning out one pin")
-    with _workers(processes, threads):
+    figures: dict[str, Any] = {"followers": followers, "workers": {
+        "processes": processes, "threads": threads},
+        "setup_seconds": round(time.perf_counter() - started, 1)}
+    fanouts, puts, waited = [], [], 0.0
+    with _workers(processes, threads), _scratch_table() as scratch:
         _drain()
-        _warm_up(owner)
-        _drain()
-        figures["fanout"] = _fanout(owner, board, fans)
-    progress("raw batch put")
-    figures["raw_batch_put"] = _raw_batch_put(fans)
+        progress("warm-up round (not counted)")
+        _fanout(owner, board, fans)
+        _raw_batch_put(scratch, fans)
+        for number in range(1, rounds + 1):
+            progress(f"round {number}/{rounds}: fanning out one pin, then a raw batch put")
+            waited += wait_until_quiet()
+            fanouts.append(_fanout(owner, board, fans))
+            waited += wait_until_quiet()
+            puts.append(_raw_batch_put(scratch, fans))
+    figures["waited_for_quiet_seconds"] = round(waited, 1)
+    figures["fanout"] = _medians(fanouts)
+    figures["raw_batch_put"] = _medians(puts)
     figures["fanout"]["ratio_primary_vs_raw_put"] = ratio(
         figures["fanout"]["primary_deliveries_per_s"], figures["raw_batch_put"]["rows_per_s"])
     progress("feed pages")
@@ -123,23 +136,17 @@ def _drain(timeout_ms: int = 600_000) -> None:
         broker.join(name, min_successes=20, idle_time=50, timeout=timeout_ms)  # type: ignore[call-arg]
 
 
-def _warm_up(owner: int) -> None:
-    """One small fanout, so the workers are up and connected before the clock starts."""
-    board = create_board(owner, "Warm-up").id
-    fan = create_pinner(f"benchwarm{uuid.uuid4().hex[:12]}", None).user_id
-    follow_board(fan, board)
-    pin = create_pin(owner, board, "Warm-up", "", "", _image()).id
-    entry = Entry(_created_us(pin), pin)
-    _wait_for(entry, [fan], "standby", timeout=120)
-
-
 def _fanout(owner: int, board: int, fans: list[int]) -> dict[str, Any]:
+    """Fan out one new pin to ``fans``, the board's followers, and time it."""
+    probes = [chunk[-1] for chunk in fanout.follower_chunks(board)]
+    sample = random.Random(7).sample(fans, min(len(fans), COUNT_SAMPLE))
+    counts = {cluster: _counters(cluster, sample) for cluster in CLUSTERS}
     pin = create_pin(owner, board, "Benchmark pin", "", "", _image()).id
     started = time.perf_counter()
     entry = Entry(_created_us(pin), pin)
-    primary = _wait_for(entry, fans, "primary") - started
-    both = _wait_for(entry, fans, "standby") - started
-    counted = _wait_counted(fans) - started
+    primary = _wait_for(entry, fans, probes, "primary") - started
+    both = _wait_for(entry, fans, probes, "standby") - started
+    counted = _wait_counted(counts) - started
     return {"chunk": int(feed_settings.FANOUT_CHUNK),
             "primary_seconds": round(primary, 3),
             "primary_deliveries_per_s": round(len(fans) / primary),
@@ -148,30 +155,39 @@ def _fanout(owner: int, board: int, fans: list[int]) -> dict[str, Any]:
             "writes_counted_seconds": round(counted, 3)}
 
 
-def _wait_for(entry: Entry, users: list[int], cluster: Cluster, timeout: float = 600) -> float:
+def _wait_for(entry: Entry, users: list[int], probes: list[int], cluster: Cluster,
+              timeout: float = 600) -> float:
     """When every one of ``users`` had ``entry`` on ``cluster``.
 
-    A delivery writes its whole chunk in one batch, so polling a random sample of the feeds
-    (one small read per poll, little load on the server being measured) tells when every chunk
-    landed; a full check then confirms it, and polls the stragglers if it does not."""
+    A delivery writes its whole chunk in one batch, so polling one follower of each chunk
+    (``probes``: one small read per poll, little load on the server being measured) tells when
+    every chunk landed; a full check then confirms it, and polls the stragglers if it does not."""
     deadline = time.monotonic() + timeout
-    sample = random.Random(7).sample(users, min(len(users), POLL_SAMPLE))
-    finished = _poll(entry, sample, cluster, deadline)
+    finished = _poll(entry, probes, cluster, deadline)
     holding = storage.users_holding(cluster, users, entry)
     missing = [user for user in users if user not in holding]
     return _poll(entry, missing, cluster, deadline) if missing else finished
 
 
-def _wait_counted(users: list[int], timeout: float = 600) -> float:
-    """When a sample of the feeds had this write counted on both clusters (trim accounting)."""
-    sample = random.Random(7).sample(users, min(len(users), POLL_SAMPLE))
+def _wait_counted(before: dict[Cluster, dict[int, int]], timeout: float = 600) -> float:
+    """When a sample of the feeds had this write counted on both clusters (trim accounting):
+    ``before`` holds their write counters (by cluster) from before the pin."""
     deadline = time.monotonic() + timeout
-    for cluster in CLUSTERS:
-        while len(storage.writes_counted(cluster, sample)) < len(sample):
+    for cluster, counts in before.items():
+        waiting = list(counts)
+        while waiting:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"writes on {cluster} were never counted")
-            time.sleep(POLL_SECONDS)
+            time.sleep(COUNT_POLL_SECONDS)
+            now = _counters(cluster, waiting)
+            waiting = [user for user in waiting if now[user] == counts[user]]
     return time.perf_counter()
+
+
+def _counters(cluster: Cluster, users: list[int]) -> dict[int, int]:
+    """The write counters of ``users`` on ``cluster`` (0 for a feed without one)."""
+    found = storage.writes_counted(cluster, users)
+    return {user: found.get(user, 0) for user in users}
 
 
 def _poll(entry: Entry, users: list[int], cluster: Cluster, deadline: float) -> float:
@@ -197,28 +213,45 @@ def _image() -> bytes:
 
 # --- Raw ceiling: happybase batch puts to the same server ----------------------------------
 
-def _raw_batch_put(fans: list[int], rounds: int = 3) -> dict[str, Any]:
+@contextmanager
+def _scratch_table() -> Iterator[str]:
+    """A table beside the feed's on the primary, for the raw puts; dropped afterwards."""
     name = f"{feed_table()}_bench"
-    chunk = int(feed_settings.FANOUT_CHUNK)
-    rows = [row_key(user) for user in fans]
     with connection("primary") as conn:
         if name.encode() not in conn.tables():
             conn.create_table(name, families())
+    try:
+        yield name
+    finally:
+        with connection("primary") as conn:
+            conn.delete_table(name, disable=True)
+
+
+def _raw_batch_put(name: str, fans: list[int]) -> dict[str, Any]:
+    """The same rows written straight through happybase, a batch per ``FANOUT_CHUNK``."""
+    chunk = int(feed_settings.FANOUT_CHUNK)
+    rows = [row_key(user) for user in fans]
+    with connection("primary") as conn:
         hbase = conn.table(name)
-        timings = []
-        for round_number in range(rounds):
-            column = Entry(now_sequence(), round_number).column
-            start = time.perf_counter()
-            for offset in range(0, len(rows), chunk):
-                batch = hbase.batch(timestamp=now_sequence())
-                for row in rows[offset:offset + chunk]:
-                    batch.put(row, {column: b""})
-                batch.send()
-            timings.append(time.perf_counter() - start)
-        conn.delete_table(name, disable=True)
-    best = sorted(timings)[len(timings) // 2]
-    return {"rows": len(rows), "batch_rows": chunk, "median_seconds": round(best, 3),
-            "rows_per_s": round(len(rows) / best)}
+        column = Entry(now_sequence(), 0).column
+        start = time.perf_counter()
+        for offset in range(0, len(rows), chunk):
+            batch = hbase.batch(timestamp=now_sequence())
+            for row in rows[offset:offset + chunk]:
+                batch.put(row, {column: b""})
+            batch.send()
+        seconds = time.perf_counter() - start
+    return {"rows": len(rows), "batch_rows": chunk, "seconds": round(seconds, 3),
+            "rows_per_s": round(len(rows) / seconds)}
+
+
+def _medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each figure's median over the rounds (figures that do not vary are kept as they are),
+    and the number of rounds."""
+    merged: dict[str, Any] = {"rounds": len(runs)}
+    for name in runs[0]:
+        merged[name] = statistics.median_low(run[name] for run in runs)
+    return merged
 
 
 # --- Feed pages ----------------------------------------------------------------------------

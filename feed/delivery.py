@@ -29,8 +29,7 @@ def deliver(cluster: Cluster, pin_id: int, board_id: int, created_us: int,
     receiving = sorted(sources.followers_among(board_id, followers))
     if receiving:
         entry = Entry(created_us=created_us, pin_id=pin_id)
-        storage.add_entries(cluster, {user: [entry] for user in receiving},
-                            timestamp=created_us)
+        storage.add_entry(cluster, receiving, entry, timestamp=created_us)
     return receiving
 
 
@@ -41,7 +40,6 @@ def retract(cluster: Cluster, pin_id: int, created_us: int, deleted_us: int,
     if not followers:
         return []
     entry = Entry(created_us=created_us, pin_id=pin_id)
-    storage.remove_entries(cluster, {user: [entry] for user in followers},
-                           timestamp=max(deleted_us, created_us))
+    storage.remove_entry(cluster, followers, entry, timestamp=max(deleted_us, created_us))
     horizons = storage.read_horizons(cluster, followers)
     return sorted(user for user, horizon in horizons.items() if entry.qualifier < horizon)

@@ -102,6 +102,18 @@ def remove_entries(cluster: Cluster, entries: Mapping[int, Iterable[Entry]],
     cells.write(cluster, {}, _columns(entries), timestamp)
 
 
+def add_entry(cluster: Cluster, user_ids: Sequence[int], entry: Entry, timestamp: int) -> None:
+    """Put one entry into many feeds (a fanout chunk), in one batch."""
+    cells.write_column(cluster, [row_key(user) for user in user_ids], entry.column, timestamp)
+
+
+def remove_entry(cluster: Cluster, user_ids: Sequence[int], entry: Entry,
+                 timestamp: int) -> None:
+    """Delete one entry from many feeds: masks every put of it at or below ``timestamp``."""
+    cells.write_column(cluster, [row_key(user) for user in user_ids], entry.column, timestamp,
+                       delete=True)
+
+
 def change_feed(cluster: Cluster, user_id: int, timestamp: int, *, add: Iterable[Entry] = (),
                 remove: Iterable[Entry] = (), horizons: Iterable[bytes] = (),
                 drop_horizons: Iterable[bytes] = ()) -> None:

@@ -27,6 +27,7 @@ from feed.store.pools import CLUSTERS, Cluster
 PLANNING_QUEUE = "feed"
 RETRIES: dict[str, Any] = {"max_retries": 100, "min_backoff": 500, "max_backoff": 600_000}
 ClusterActors = dict[Cluster, dramatiq.Actor[..., None]]
+STANDBY_LAG = 1
 
 
 def cluster_queue(cluster: Cluster) -> str:
@@ -45,10 +46,12 @@ def send_to_clusters(actors: ClusterActors, *args: Any) -> None:
 
 
 def _per_cluster(name: str, apply: Callable[..., None], priority: int = 0) -> ClusterActors:
-    """One actor per cluster on that cluster's queue; ``priority`` above 0 yields to writes
-    that readers wait for (a worker runs its lowest numbers first)."""
+    """One actor per cluster on that cluster's queue. A worker runs its lowest priority
+    numbers first: ``priority`` above 0 yields to writes that readers wait for, and the
+    standby's actors yield to the primary's (it serves the reads)."""
     return {cluster: dramatiq.actor(partial(apply, cluster), actor_name=f"feed_{name}_{cluster}",
-                                    queue_name=cluster_queue(cluster), priority=priority,
+                                    queue_name=cluster_queue(cluster),
+                                    priority=priority + STANDBY_LAG * (cluster != "primary"),
                                     **RETRIES)
             for cluster in CLUSTERS}
 
@@ -125,14 +128,23 @@ rebuild_cluster_feed = _per_cluster("rebuild", _rebuild, MAINTENANCE)
 
 @dramatiq.actor(queue_name=PLANNING_QUEUE, actor_name="feed_fan_out_pin", **RETRIES)
 def fan_out_pin(pin_id: int, board_id: int, created_us: int) -> None:
-    """Send a new pin (or repin) to every follower of its board, a chunk per message: all of
-    the primary's first (it serves the reads), then the standby's."""
-    chunks = []
+    """Send a new pin (or repin) to every follower of its board, a chunk per message, on the
+    primary (it serves the reads); then queue the same planning for the standby, so the
+    primary's deliveries are all out before the standby's are planned."""
+    _plan_deliveries("primary", pin_id, board_id, created_us)
+    fan_out_pin_to_standby.send(pin_id, board_id, created_us)
+
+
+@dramatiq.actor(queue_name=PLANNING_QUEUE, actor_name="feed_fan_out_pin_standby",
+                priority=STANDBY_LAG, **RETRIES)
+def fan_out_pin_to_standby(pin_id: int, board_id: int, created_us: int) -> None:
+    """The standby's share of :func:`fan_out_pin`."""
+    _plan_deliveries("standby", pin_id, board_id, created_us)
+
+
+def _plan_deliveries(cluster: Cluster, pin_id: int, board_id: int, created_us: int) -> None:
     for chunk in fanout.follower_chunks(board_id):
-        deliver_pin["primary"].send(pin_id, board_id, created_us, chunk)
-        chunks.append(chunk)
-    for chunk in chunks:
-        deliver_pin["standby"].send(pin_id, board_id, created_us, chunk)
+        deliver_pin[cluster].send(pin_id, board_id, created_us, chunk)
 
 
 @dramatiq.actor(queue_name=PLANNING_QUEUE, actor_name="feed_fan_out_removal", **RETRIES)

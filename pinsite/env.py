@@ -32,6 +32,20 @@ def number(name: str, default: int) -> int:
     return int(raw) if raw else default
 
 
+def numbers(prefix: str, names: list[str]) -> dict[str, int]:
+    """The integer variables ``prefix + name`` that are set, by name (for settings whose
+    defaults live in a subsystem's ``conf.py``: unset ones keep that default)."""
+    found = {}
+    for name in names:
+        raw = os.environ.get(prefix + name)
+        if raw:
+            try:
+                found[name] = int(raw)
+            except ValueError:
+                raise ValueError(f"{prefix + name} must be an integer, got {raw!r}") from None
+    return found
+
+
 def address(value: str) -> tuple[str, int]:
     """Split ``host:port`` into its parts."""
     host, _, port = value.rpartition(":")

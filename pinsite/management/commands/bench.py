@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from pinsite.commands import SubcommandCommand
 
@@ -31,7 +31,9 @@ class Command(SubcommandCommand):
         feed.add_argument("--followers", type=int, default=10_000)
         feed.add_argument("--samples", type=int, default=300)
         feed.add_argument("--processes", type=int, default=2, help="worker processes")
-        feed.add_argument("--threads", type=int, default=8, help="threads per worker process")
+        feed.add_argument("--threads", type=int, default=2, help="threads per worker process")
+        feed.add_argument("--rounds", type=int, default=3,
+                          help="fanouts (each followed by a raw put) whose medians are quoted")
 
     def handle_graph(self, edges: int, samples: int, writes: int, keep: bool = False,
                      json: bool = False, **_: Any) -> None:
@@ -56,11 +58,16 @@ class Command(SubcommandCommand):
             self.stdout.write(f"{name}: {value}")
 
     def handle_feed(self, followers: int, samples: int, processes: int, threads: int,
-                    json: bool = False, **_: Any) -> None:
+                    rounds: int, json: bool = False, **_: Any) -> None:
         from feed import bench
 
+        for name, value in (("--followers", followers), ("--samples", samples),
+                            ("--processes", processes), ("--threads", threads),
+                            ("--rounds", rounds)):
+            if value < 1:
+                raise CommandError(f"{name} must be at least 1")
         figures = bench.run(followers=followers, samples=samples, processes=processes,
-                            threads=threads,
+                            threads=threads, rounds=rounds,
                             progress=(lambda _: None) if json else self.stderr.write)
         if json:
             self.print_json(figures)
