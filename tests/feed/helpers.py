@@ -17,6 +17,7 @@ from PIL import Image
 
 from feed import storage, tasks
 from feed.store.pools import Cluster
+from graph.actions import follow_board
 from pins.actions import create_board, create_pin, create_pinner
 
 _IMAGE: bytes | None = None
@@ -32,6 +33,16 @@ def new_board(owner: int, name: str = "Quiche") -> int:
 
 def new_pin(owner: int, board: int, title: str = "Leek quiche") -> int:
     return create_pin(owner, board, title, "", "", tiny_image()).id
+
+
+def board_with_followers(count: int) -> tuple[int, int, list[int]]:
+    """A new owner, a board of theirs and ``count`` new users following that board."""
+    owner = new_user()
+    board = new_board(owner)
+    followers = [new_user() for _ in range(count)]
+    for follower in followers:
+        follow_board(follower, board)
+    return owner, board, followers
 
 
 def tiny_image() -> bytes:

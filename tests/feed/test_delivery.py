@@ -5,30 +5,21 @@ from __future__ import annotations
 from feed import delivery, storage, trim
 from feed.schema import Entry
 from feed.store.pools import CLUSTERS
-from graph.actions import follow_board, follow_user, unfollow_board
+from graph.actions import follow_user, unfollow_board
 from pins.actions import delete_pin
 from sharding.mappings import now_sequence
-from tests.feed.helpers import CapturedQueue, feed_ids, new_board, new_pin, new_user
-
-
-def _board_with_followers(count: int) -> tuple[int, int, list[int]]:
-    owner = new_user()
-    board = new_board(owner)
-    followers = [new_user() for _ in range(count)]
-    for follower in followers:
-        follow_board(follower, board)
-    return owner, board, followers
+from tests.feed.helpers import CapturedQueue, board_with_followers, feed_ids, new_pin, new_user
 
 
 def test_a_delivery_writes_the_pin_into_every_following_feed(queue: CapturedQueue) -> None:
-    owner, board, followers = _board_with_followers(3)
+    owner, board, followers = board_with_followers(3)
     pin = new_pin(owner, board)
     assert delivery.deliver("primary", pin, board, now_sequence(), followers) == sorted(followers)
     assert all(feed_ids(follower) == [pin] for follower in followers)
 
 
 def test_a_delivery_skips_users_who_no_longer_follow_the_board(queue: CapturedQueue) -> None:
-    owner, board, followers = _board_with_followers(2)
+    owner, board, followers = board_with_followers(2)
     pin = new_pin(owner, board)
     unfollow_board(followers[0], board)
     assert delivery.deliver("primary", pin, board, now_sequence(), followers) == [followers[1]]
@@ -36,7 +27,7 @@ def test_a_delivery_skips_users_who_no_longer_follow_the_board(queue: CapturedQu
 
 
 def test_a_delivery_reaches_the_owners_followers(queue: CapturedQueue) -> None:
-    owner, board, _ = _board_with_followers(0)
+    owner, board, _ = board_with_followers(0)
     fan = new_user()
     follow_user(fan, owner)
     pin = new_pin(owner, board)
@@ -45,7 +36,7 @@ def test_a_delivery_reaches_the_owners_followers(queue: CapturedQueue) -> None:
 
 
 def test_delivering_twice_stores_the_pin_once(queue: CapturedQueue) -> None:
-    owner, board, followers = _board_with_followers(1)
+    owner, board, followers = board_with_followers(1)
     pin = new_pin(owner, board)
     created = now_sequence()
     for _ in range(2):
@@ -54,7 +45,7 @@ def test_delivering_twice_stores_the_pin_once(queue: CapturedQueue) -> None:
 
 
 def test_a_deleted_pin_is_not_delivered(queue: CapturedQueue) -> None:
-    owner, board, followers = _board_with_followers(1)
+    owner, board, followers = board_with_followers(1)
     pin = new_pin(owner, board)
     delete_pin(owner, pin)
     assert delivery.deliver("primary", pin, board, now_sequence(), followers) == []
@@ -62,7 +53,7 @@ def test_a_deleted_pin_is_not_delivered(queue: CapturedQueue) -> None:
 
 
 def test_a_retraction_masks_a_delivery_that_arrives_after_it(queue: CapturedQueue) -> None:
-    owner, board, followers = _board_with_followers(1)
+    owner, board, followers = board_with_followers(1)
     pin = new_pin(owner, board)
     created = now_sequence()
     delivery.retract("primary", pin, created, created + 10, followers)
@@ -78,7 +69,7 @@ def test_counting_writes_asks_for_a_trim_at_the_threshold(small_feed: dict[str, 
 
 
 def test_delivered_writes_are_counted_by_their_own_message(queue: CapturedQueue) -> None:
-    owner, board, followers = _board_with_followers(2)
+    owner, board, followers = board_with_followers(2)
     queue.run_all()
     new_pin(owner, board)
     queue.run_all()
@@ -87,7 +78,7 @@ def test_delivered_writes_are_counted_by_their_own_message(queue: CapturedQueue)
 
 def test_retracting_reports_feeds_that_held_the_pin_in_their_complete_part(
         queue: CapturedQueue) -> None:
-    owner, board, followers = _board_with_followers(2)
+    owner, board, followers = board_with_followers(2)
     pin = new_pin(owner, board)
     created = now_sequence()
     delivery.deliver("primary", pin, board, created, followers)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from feed import tasks
-from graph.actions import follow_board
-from tests.feed.helpers import CapturedQueue, new_board, new_pin, new_user
+from tests.feed.helpers import CapturedQueue, board_with_followers, new_pin
 
 
 def test_each_cluster_is_written_from_its_own_queue() -> None:
@@ -31,11 +30,7 @@ def test_a_worker_takes_the_primary_first_then_the_standby_then_maintenance() ->
 def test_a_fanout_sends_the_primarys_chunks_before_planning_the_standbys(
         queue: CapturedQueue, settings: Any) -> None:
     settings.PINSITE_FEED = {**settings.PINSITE_FEED, "FANOUT_CHUNK": 2}
-    owner = new_user()
-    board = new_board(owner)
-    fans = [new_user() for _ in range(3)]
-    for fan in fans:
-        follow_board(fan, board)
+    owner, board, fans = board_with_followers(3)
     pin = new_pin(owner, board)
     queue.pending.clear()
     tasks.fan_out_pin.fn(pin, board, 1)

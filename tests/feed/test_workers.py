@@ -24,7 +24,15 @@ from feed.store.pools import Cluster
 from graph.actions import follow_board, follow_user
 from pins.actions import delete_pin
 from sharding.mappings import now_sequence
-from tests.feed.helpers import feed_ids, flush_feed_queues, new_board, new_pin, new_user, wait_until
+from tests.feed.helpers import (
+    board_with_followers,
+    feed_ids,
+    flush_feed_queues,
+    new_board,
+    new_pin,
+    new_user,
+    wait_until,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -36,11 +44,7 @@ def _everyone_has(followers: list[int], pin: int, clusters: tuple[Cluster, ...])
 
 def test_a_new_pin_reaches_every_follower_on_both_clusters(
         worker: dramatiq.Worker, small_feed: dict[str, Any]) -> None:
-    owner = new_user()
-    board = new_board(owner)
-    followers = [new_user() for _ in range(7)]
-    for follower in followers:
-        follow_board(follower, board)
+    owner, board, followers = board_with_followers(7)
     pin = new_pin(owner, board)
     assert wait_until(lambda: _everyone_has(followers, pin, ("primary", "standby")))
 
@@ -93,11 +97,7 @@ def flushed_queues() -> None:
 
 def test_a_worker_killed_mid_fanout_leaves_every_follower_with_the_pin_once_restarted(
         flushed_queues: None) -> None:
-    owner = new_user()
-    board = new_board(owner)
-    followers = [new_user() for _ in range(120)]
-    for follower in followers:
-        follow_board(follower, board)
+    owner, board, followers = board_with_followers(120)
     slow = _start_worker("tests.feed.slow_worker")
     try:
         pin = new_pin(owner, board)
