@@ -12,61 +12,32 @@ vshard has exactly one home. Serialised like the shard map::
 
 from __future__ import annotations
 
-import bisect
-import json
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import replace
 
 from graph.exceptions import VShardMapError
+from sharding.ranges import HostRange, RangeMap
 
 Pair = tuple[str, str | None]
 
 
-@dataclass(frozen=True)
-class VShardRange:
+class VShardRange(HostRange):
     """Vshards ``first..last`` (inclusive) on one master, with its hot-standby replica."""
 
-    first: int
-    last: int
-    master: str
-    replica: str | None = None
-
-    def __contains__(self, vshard: object) -> bool:
-        return isinstance(vshard, int) and self.first <= vshard <= self.last
-
-    @property
-    def size(self) -> int:
-        return self.last - self.first + 1
+    error = VShardMapError
+    noun = "vshard"
 
     def vshards(self) -> range:
-        return range(self.first, self.last + 1)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"range": [self.first, self.last], "master": self.master, "replica": self.replica}
-
-    @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> VShardRange:
-        try:
-            first, last = raw["range"]
-            return cls(int(first), int(last), str(raw["master"]), raw.get("replica") or None)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise VShardMapError(f"malformed vshard range {raw!r}") from exc
+        return self.members()
 
 
-@dataclass(frozen=True)
-class VShardMap:
+class VShardMap(RangeMap[VShardRange]):
     """Sorted ranges covering vshards ``0..count-1``; ``version`` is the ZooKeeper version."""
 
-    ranges: tuple[VShardRange, ...]
-    version: int = -1
-    _starts: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    range_type = VShardRange
 
-    def __post_init__(self) -> None:
-        ordered = tuple(sorted(self.ranges, key=lambda r: r.first))
-        _validate(ordered)
-        object.__setattr__(self, "ranges", ordered)
-        object.__setattr__(self, "_starts", tuple(r.first for r in ordered))
+    def _validate(self, ranges: Sequence[VShardRange]) -> None:
+        _validate(ranges)
 
     @classmethod
     def initial(cls, count: int, open_shards: int, pairs: Sequence[Pair]) -> VShardMap:
@@ -84,27 +55,17 @@ class VShardMap:
         return self.ranges[-1].last + 1
 
     def range_for(self, vshard: int) -> VShardRange:
-        index = bisect.bisect_right(self._starts, vshard) - 1
-        if index >= 0 and vshard in self.ranges[index]:
-            return self.ranges[index]
-        raise VShardMapError(f"vshard {vshard} is out of 0..{self.count - 1}")
-
-    def master_for(self, vshard: int) -> str:
-        return self.range_for(vshard).master
-
-    def masters(self) -> list[str]:
-        return list(dict.fromkeys(r.master for r in self.ranges))
+        found = self._find(vshard)
+        if found is None:
+            raise VShardMapError(f"vshard {vshard} is out of 0..{self.count - 1}")
+        return found
 
     def instances(self) -> list[str]:
         """Every instance named in the map, masters first."""
-        replicas = [r.replica for r in self.ranges if r.replica]
-        return list(dict.fromkeys([*self.masters(), *replicas]))
-
-    def ranges_of(self, master: str) -> list[VShardRange]:
-        return [r for r in self.ranges if r.master == master]
+        return self.named()
 
     def vshards_of(self, master: str) -> list[int]:
-        return [v for r in self.ranges_of(master) for v in r.vshards()]
+        return self.members_of(master)
 
     def replica_of(self, master: str) -> str | None:
         """The replica named beside ``master`` (None if it serves nothing or has none)."""
@@ -141,12 +102,9 @@ class VShardMap:
 
     def with_replica(self, master: str, replica: str | None) -> VShardMap:
         """The map with ``replica`` as the hot standby of every range of ``master``."""
-        if not self.ranges_of(master):
-            raise VShardMapError(f"{master} is not a master in the vshard map")
-        if replica in self.masters():
+        if self.ranges_of(master) and replica in self.masters():
             raise VShardMapError(f"{replica} is a master in the vshard map")
-        return self._with(replace(r, replica=replica) if r.master == master else r
-                          for r in self.ranges)
+        return super().with_replica(master, replica)
 
     def merged(self) -> VShardMap:
         """The same placement with adjacent ranges of one master/replica joined."""
@@ -158,23 +116,6 @@ class VShardMap:
             else:
                 joined.append(r)
         return self._with(joined)
-
-    def _with(self, ranges: Iterable[VShardRange]) -> VShardMap:
-        return VShardMap(tuple(ranges), version=self.version)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"ranges": [r.to_json() for r in self.ranges]}
-
-    def dumps(self) -> bytes:
-        return json.dumps(self.to_json(), sort_keys=True).encode()
-
-    @classmethod
-    def loads(cls, raw: bytes | str, version: int = -1) -> VShardMap:
-        try:
-            document = json.loads(raw)
-            return cls(tuple(VShardRange.from_json(r) for r in document["ranges"]), version)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise VShardMapError(f"malformed vshard map: {exc}") from exc
 
 
 def _split(start: int, end: int, pairs: Sequence[Pair]) -> list[VShardRange]:

@@ -8,60 +8,31 @@ Serialised as the source describes it::
 
 from __future__ import annotations
 
-import bisect
-import json
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import replace
 
 from sharding.exceptions import ShardMapError, ShardNotOpen
 from sharding.ids import MAX_SHARD
+from sharding.ranges import HostRange, RangeMap
 
 
-@dataclass(frozen=True)
-class ShardRange:
+class ShardRange(HostRange):
     """Logical shards ``first..last`` (inclusive) on one master, with its hot-standby replica."""
 
-    first: int
-    last: int
-    master: str
-    replica: str | None = None
-
-    def __contains__(self, shard: object) -> bool:
-        return isinstance(shard, int) and self.first <= shard <= self.last
-
-    @property
-    def size(self) -> int:
-        return self.last - self.first + 1
+    error = ShardMapError
+    noun = "shard"
 
     def shards(self) -> range:
-        return range(self.first, self.last + 1)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"range": [self.first, self.last], "master": self.master, "replica": self.replica}
-
-    @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> ShardRange:
-        try:
-            first, last = raw["range"]
-            return cls(int(first), int(last), str(raw["master"]), raw.get("replica") or None)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ShardMapError(f"malformed shard range {raw!r}") from exc
+        return self.members()
 
 
-@dataclass(frozen=True)
-class ShardMap:
+class ShardMap(RangeMap[ShardRange]):
     """Sorted, non-overlapping shard ranges. ``version`` is the ZooKeeper node version."""
 
-    ranges: tuple[ShardRange, ...]
-    version: int = -1
-    _starts: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    range_type = ShardRange
 
-    def __post_init__(self) -> None:
-        ordered = tuple(sorted(self.ranges, key=lambda r: r.first))
-        _validate(ordered)
-        object.__setattr__(self, "ranges", ordered)
-        object.__setattr__(self, "_starts", tuple(r.first for r in ordered))
+    def _validate(self, ranges: Sequence[ShardRange]) -> None:
+        _validate(ranges)
 
     @classmethod
     def initial(cls, shard_count: int, pairs: Sequence[tuple[str, str | None]]) -> ShardMap:
@@ -80,13 +51,10 @@ class ShardMap:
 
     def range_for(self, shard: int) -> ShardRange:
         """The range that holds ``shard``."""
-        index = bisect.bisect_right(self._starts, shard) - 1
-        if index >= 0 and shard in self.ranges[index]:
-            return self.ranges[index]
-        raise ShardNotOpen(f"shard {shard} is not open in the shard map")
-
-    def master_for(self, shard: int) -> str:
-        return self.range_for(shard).master
+        found = self._find(shard)
+        if found is None:
+            raise ShardNotOpen(f"shard {shard} is not open in the shard map")
+        return found
 
     def open_shards(self) -> list[int]:
         return [shard for r in self.ranges for shard in r.shards()]
@@ -94,19 +62,12 @@ class ShardMap:
     def shard_count(self) -> int:
         return sum(r.size for r in self.ranges)
 
-    def masters(self) -> list[str]:
-        return list(dict.fromkeys(r.master for r in self.ranges))
-
     def hosts(self) -> list[str]:
         """Every host named in the map, masters first."""
-        replicas = [r.replica for r in self.ranges if r.replica]
-        return list(dict.fromkeys([*self.masters(), *replicas]))
-
-    def ranges_of(self, master: str) -> list[ShardRange]:
-        return [r for r in self.ranges if r.master == master]
+        return self.named()
 
     def shards_of(self, master: str) -> list[int]:
-        return [shard for r in self.ranges_of(master) for shard in r.shards()]
+        return self.members_of(master)
 
     def promoted(self, master: str) -> ShardMap:
         """The map after ``master``'s replica takes over every range it served (no replica left)."""
@@ -120,33 +81,9 @@ class ShardMap:
         return self._with(r if r.master != master else replace(r, master=replica, replica=None)
                           for r in self.ranges)
 
-    def with_replica(self, master: str, replica: str | None) -> ShardMap:
-        """The map with ``replica`` as the hot standby of every range of ``master``."""
-        if not self.ranges_of(master):
-            raise ShardMapError(f"{master} is not a master in the shard map")
-        return self._with(replace(r, replica=replica) if r.master == master else r
-                          for r in self.ranges)
-
     def with_range(self, new: ShardRange) -> ShardMap:
         """The map with a newly opened range (it must not overlap any open shard)."""
         return self._with([*self.ranges, new])
-
-    def _with(self, ranges: Iterable[ShardRange]) -> ShardMap:
-        return ShardMap(tuple(ranges), version=self.version)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"ranges": [r.to_json() for r in self.ranges]}
-
-    def dumps(self) -> bytes:
-        return json.dumps(self.to_json(), sort_keys=True).encode()
-
-    @classmethod
-    def loads(cls, raw: bytes | str, version: int = -1) -> ShardMap:
-        try:
-            document = json.loads(raw)
-            return cls(tuple(ShardRange.from_json(r) for r in document["ranges"]), version)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ShardMapError(f"malformed shard map: {exc}") from exc
 
 
 def _validate(ranges: Sequence[ShardRange]) -> None:
