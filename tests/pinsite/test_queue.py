@@ -1,0 +1,95 @@
+"""Sending messages together (``pinsite.queue.send_all``) on the real RabbitMQ."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any, cast
+
+import dramatiq
+import pytest
+from dramatiq import Message
+
+from pinsite import queue
+from pinsite.queue import Broker, send_all
+
+SCRATCH = "pinsite_test_batches"
+
+
+def _record(number: int) -> None:
+    """Never runs: the tests read the messages straight from the queue."""
+
+
+scratch_actor = dramatiq.actor(_record, actor_name="pinsite_test_batch", queue_name=SCRATCH)
+
+
+@pytest.fixture
+def broker() -> Iterator[Broker]:
+    broker = cast(Broker, dramatiq.get_broker())
+    broker.declare_queue(SCRATCH, ensure=True)
+    broker.flush(SCRATCH)
+    yield broker
+    for name in (SCRATCH, f"{SCRATCH}.DQ", f"{SCRATCH}.XQ"):
+        broker.channel.queue_delete(name)
+    broker.queues.discard(SCRATCH)  # type: ignore[attr-defined]
+
+
+def _landed(broker: Broker) -> list[int]:
+    """The numbers of the messages in the scratch queue, in queue order (taken off it)."""
+    numbers: list[int] = []
+    while True:
+        method, _, body = broker.channel.basic_get(SCRATCH, auto_ack=True)
+        if method is None:
+            return numbers
+        numbers.append(json.loads(body)["args"][0])
+
+
+def _messages(numbers: range) -> Iterator[Message[Any]]:
+    return (scratch_actor.message(number) for number in numbers)
+
+
+def test_messages_sent_together_all_land_in_order(broker: Broker) -> None:
+    send_all(_messages(range(25)))
+    assert _landed(broker) == list(range(25))
+
+
+def test_a_long_stream_goes_out_one_transaction_per_batch(
+        broker: Broker, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(queue, "BATCH", 4)
+    batches: list[int] = []
+    publish = broker.enqueue_all
+
+    def counted(messages: list[Message[Any]]) -> list[Message[Any]]:
+        batches.append(len(messages))
+        return publish(messages)
+
+    monkeypatch.setattr(broker, "enqueue_all", counted)
+    send_all(_messages(range(10)))
+    assert batches == [4, 4, 2]
+    assert _landed(broker) == list(range(10))
+
+
+def test_nothing_is_sent_for_an_empty_stream(
+        broker: Broker, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(broker, "enqueue_all", lambda messages: pytest.fail("sent"))
+    send_all(iter([]))
+
+
+def test_a_batch_that_fails_part_way_lands_not_at_all(broker: Broker) -> None:
+    class Unencodable(Message[Any]):
+        def encode(self) -> bytes:
+            raise ValueError("cannot encode")
+
+    good = list(_messages(range(3)))
+    bad = Unencodable(**{**good[0].asdict(), "args": (99,)})
+    with pytest.raises(ValueError, match="cannot encode"):
+        send_all([*good, bad])
+    send_all(_messages(range(10, 12)))
+    assert _landed(broker) == [10, 11]
+
+
+def test_a_dropped_connection_is_reopened_and_the_batch_sent_once(broker: Broker) -> None:
+    send_all(_messages(range(2)))
+    broker.connection.close()
+    send_all(_messages(range(2, 5)))
+    assert _landed(broker) == [0, 1, 2, 3, 4]
