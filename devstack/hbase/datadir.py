@@ -13,6 +13,10 @@ Usage::
     store = folder.open()        # lock, load the snapshot, replay the log, start a new segment
     ...
     folder.close(store)          # final snapshot, log closed, lock released
+
+Periodic snapshots are taken in a forked child, as Redis's ``BGSAVE`` does
+(:meth:`DataDir.snapshot_in_background`): the store is locked only while the log rotates and
+the process forks; the child writes its copy-on-write image while the server keeps serving.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ import fcntl
 import gc
 import logging
 import os
+import threading
 import time
+import traceback
 from pathlib import Path
 
 from devstack.hbase import snapshot, wal
@@ -39,6 +45,7 @@ class DataDir:
         self.wal_folder = path / "wal"
         self.sync = sync
         self._lock_fd = -1
+        self._writer: threading.Thread | None = None
 
     def open(self) -> Store:
         """Lock the folder and rebuild the store: snapshot, then every later log record."""
@@ -73,8 +80,51 @@ class DataDir:
         wal.remove_segments_before(self.wal_folder, segment)
         logger.info("snapshot of %d bytes written in %.2fs", len(data), time.monotonic() - began)
 
+    def snapshot_in_background(self, store: Store) -> bool:
+        """Start a snapshot in a forked child and return at once; False if the last one is
+        still being written. The child exits 0 once the file is durable; then (on a thread of
+        this process) the log segments it covers are dropped. If it fails, they stay."""
+        if self._writer is not None and self._writer.is_alive():
+            return False
+        began = time.monotonic()
+        with store.lock:
+            segment = self._log(store).rotate()
+            pid = os.fork()
+            if pid == 0:
+                self._write_child(store, segment)
+        self._writer = threading.Thread(target=self._reap, args=(pid, segment, began),
+                                        name="snapshot", daemon=True)
+        self._writer.start()
+        return True
+
+    def _write_child(self, store: Store, segment: int) -> None:
+        """In the forked child: write the snapshot, exit (never returns). Only this thread
+        exists here, so nothing that other threads may have locked (logging) is touched."""
+        code = 1
+        try:
+            gc.disable()
+            snapshot.write(self.path, snapshot.encode(snapshot.capture(store.tables, segment)))
+            code = 0
+        except BaseException:  # reported through the exit code and stderr
+            os.write(2, traceback.format_exc().encode())
+        finally:
+            os._exit(code)
+
+    def _reap(self, pid: int, segment: int, began: float) -> None:
+        code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        if code != 0:
+            logger.error("snapshot writer %d failed (exit %d); the write-ahead log keeps every "
+                         "change", pid, code)
+            return
+        wal.remove_segments_before(self.wal_folder, segment)
+        logger.info("snapshot written in the background in %.2fs",
+                    time.monotonic() - began)
+
     def close(self, store: Store) -> None:
-        """Final snapshot, then close the log and release the folder."""
+        """Final snapshot (after a background one still running), then close the log and
+        release the folder."""
+        if self._writer is not None:
+            self._writer.join()
         self.snapshot(store)
         with store.lock:
             self._log(store).close()

@@ -6,7 +6,8 @@ Usage::
 
 Runs until SIGTERM or SIGINT, then writes a final snapshot. Meanwhile a snapshot is taken when
 the log has grown by ``snapshot_log_bytes`` or, if anything was written, every
-``snapshot_interval`` seconds.
+``snapshot_interval`` seconds, by a forked child (:meth:`DataDir.snapshot_in_background`), so
+serving never waits for it.
 """
 
 from __future__ import annotations
@@ -147,9 +148,11 @@ def run(config: ServerConfig) -> None:
 
 
 def _try_snapshot(folder: DataDir, store: Store) -> None:
-    """A periodic snapshot; if it fails, the log still holds everything and serving goes on."""
+    """A periodic snapshot, written by a forked child while serving goes on; if it fails, the
+    log still holds everything."""
     try:
-        folder.snapshot(store)
+        if not folder.snapshot_in_background(store):
+            logger.debug("the last snapshot is still being written; skipping this one")
     except (OSError, StorageError):
         logger.exception("snapshot failed; the write-ahead log keeps every change")
 

@@ -50,7 +50,7 @@ def encode(image: dict[str, Any]) -> bytes:
 def write(folder: Path, data: bytes) -> None:
     """Replace ``folder/snapshot.bin`` with ``data`` atomically and durably."""
     target = folder / FILE_NAME
-    scratch = target.with_suffix(".tmp")
+    scratch = target.with_suffix(f".{os.getpid()}.tmp")  # a writer of its own
     with open(scratch, "wb") as handle:
         handle.write(data)
         handle.flush()

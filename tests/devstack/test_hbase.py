@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,19 +41,29 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def wait_for(check: Callable[[], bool], timeout: float = 20.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 class ServerProcess:
     """One ``python -m devstack.hbase`` child process on ``port`` with data in ``data``."""
 
-    def __init__(self, data: Path, port: int | None = None) -> None:
+    def __init__(self, data: Path, port: int | None = None, *options: str) -> None:
         self.data = data
         self.port = port or free_port()
+        self.options = list(options)
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> ServerProcess:
         log = open(self.data.parent / f"{self.data.name}.log", "ab")  # noqa: SIM115
         self.process = subprocess.Popen(
             [sys.executable, "-m", "devstack.hbase", "--port", str(self.port), "--data",
-             str(self.data), "--log-level", "WARNING"],
+             str(self.data), "--log-level", "WARNING", *self.options],
             cwd=REPO_ROOT, stdout=log, stderr=log)
         log.close()
         deadline = time.monotonic() + 20
@@ -579,6 +589,28 @@ def test_restart_loads_the_snapshot_then_replays_the_log(own_server: ServerProce
     table = own_server.start().connect().table(table.name)
     assert dict(table.scan()) == {b"after": {b"cf:q": b"2"}, b"before": {b"cf:q": b"1"}}
     assert table.families()[b"cf"]["max_versions"] == 1
+
+
+def test_periodic_snapshots_are_written_beside_serving_and_cover_the_log(
+        tmp_path: Path) -> None:
+    own = ServerProcess(tmp_path / "data", None, "--snapshot-interval", "0.2")
+    try:
+        table = new_table(own.start().connect())
+        table.put(b"first", {b"cf:q": b"1"})
+        snapshot = own.data / "snapshot.bin"
+        assert wait_for(snapshot.exists)
+        written = snapshot.stat().st_mtime_ns
+        table.put(b"second", {b"cf:q": b"2"})
+        assert wait_for(lambda: snapshot.stat().st_mtime_ns != written)
+        # The writer's segments are gone once it finished; the next segment holds the rest.
+        assert wait_for(lambda: len(list((own.data / "wal").glob("*.log"))) == 1)
+        table.put(b"third", {b"cf:q": b"3"})
+        own.signal(signal.SIGKILL)
+        table = own.start().connect().table(table.name)
+        assert sorted(key for key, _ in table.scan()) == [b"first", b"second", b"third"]
+        assert not list(own.data.glob("*.tmp"))
+    finally:
+        own.stop()
 
 
 def test_a_torn_record_at_the_end_of_the_log_is_cut_off(own_server: ServerProcess) -> None:
