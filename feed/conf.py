@@ -29,6 +29,9 @@ DEFAULTS: dict[str, Any] = {
     # to show it before the graph's current answer is taken as final.
     "FANOUT_CHUNK": 1000,
     "GRAPH_LAG_SECONDS": 30,
+    # Upkeep: how long after a delivery its writes are counted (trim accounting), so that a
+    # fanout's deliveries on every worker go out before the counting of its first chunks.
+    "COUNT_DELAY_MS": 1000,
     # Reads: ask the standby too when the primary has not answered within the cutoff.
     "SPECULATIVE_CUTOFF_MS": 50,
     "STANDBY_READ_SHARE": 0.01,
@@ -46,6 +49,12 @@ def cap() -> int:
 
 def slack() -> int:
     return int(feed_settings.SLACK)
+
+
+def count_delay_ms() -> int | None:
+    """How long a delivery's count waits in the queue; None when it does not wait."""
+    delay = int(feed_settings.COUNT_DELAY_MS)
+    return delay if delay > 0 else None
 
 
 def backfill_pins() -> int:

@@ -16,13 +16,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
+from itertools import islice
 from typing import Any
 
 import dramatiq
 
 from feed import delivery, fanout, follows, rebuild, trim
+from feed.conf import count_delay_ms
 from feed.exceptions import GraphBehind
 from feed.store.pools import CLUSTERS, Cluster
+from pinsite.queue import BATCH, send_all
 
 PLANNING_QUEUE = "feed"
 RETRIES: dict[str, Any] = {"max_retries": 100, "min_backoff": 500, "max_backoff": 600_000}
@@ -40,9 +43,8 @@ def queues() -> list[str]:
 
 
 def send_to_clusters(actors: ClusterActors, *args: Any) -> None:
-    """Send the same message to each cluster's actor (each on its own queue)."""
-    for cluster in CLUSTERS:
-        actors[cluster].send(*args)
+    """Send the same message to each cluster's actor (each on its own queue), together."""
+    send_all(actors[cluster].message(*args) for cluster in CLUSTERS)
 
 
 def _per_cluster(name: str, apply: Callable[..., None], priority: int = 0) -> ClusterActors:
@@ -62,18 +64,18 @@ def _deliver(cluster: Cluster, pin_id: int, board_id: int, created_us: int,
              followers: list[int]) -> None:
     receiving = delivery.deliver(cluster, pin_id, board_id, created_us, followers)
     if receiving:
-        count_writes[cluster].send(receiving)
+        count_writes[cluster].send_with_options(args=(receiving,), delay=count_delay_ms())
 
 
 def _count(cluster: Cluster, user_ids: list[int]) -> None:
-    for user_id in trim.count_writes(cluster, user_ids):
-        trim_feed[cluster].send(user_id)
+    send_all(trim_feed[cluster].message(user_id)
+             for user_id in trim.count_writes(cluster, user_ids))
 
 
 def _retract(cluster: Cluster, pin_id: int, created_us: int, deleted_us: int,
              followers: list[int]) -> None:
-    for user_id in delivery.retract(cluster, pin_id, created_us, deleted_us, followers):
-        refill_feed[cluster].send(user_id)
+    send_all(refill_feed[cluster].message(user_id)
+             for user_id in delivery.retract(cluster, pin_id, created_us, deleted_us, followers))
 
 
 def _follow(cluster: Cluster, follower_id: int, target_kind: str, target_id: int,
@@ -128,30 +130,25 @@ rebuild_cluster_feed = _per_cluster("rebuild", _rebuild, MAINTENANCE)
 
 @dramatiq.actor(queue_name=PLANNING_QUEUE, actor_name="feed_fan_out_pin", **RETRIES)
 def fan_out_pin(pin_id: int, board_id: int, created_us: int) -> None:
-    """Send a new pin (or repin) to every follower of its board, a chunk per message, on the
-    primary (it serves the reads); then queue the same planning for the standby, so the
-    primary's deliveries are all out before the standby's are planned."""
-    _plan_deliveries("primary", pin_id, board_id, created_us)
-    fan_out_pin_to_standby.send(pin_id, board_id, created_us)
-
-
-@dramatiq.actor(queue_name=PLANNING_QUEUE, actor_name="feed_fan_out_pin_standby",
-                priority=STANDBY_LAG, **RETRIES)
-def fan_out_pin_to_standby(pin_id: int, board_id: int, created_us: int) -> None:
-    """The standby's share of :func:`fan_out_pin`."""
-    _plan_deliveries("standby", pin_id, board_id, created_us)
-
-
-def _plan_deliveries(cluster: Cluster, pin_id: int, board_id: int, created_us: int) -> None:
-    for chunk in fanout.follower_chunks(board_id):
-        deliver_pin[cluster].send(pin_id, board_id, created_us, chunk)
+    """Send a new pin (or repin) to every follower of its board, a chunk per message and
+    cluster."""
+    _send_chunks(deliver_pin, fanout.follower_chunks(board_id), pin_id, board_id, created_us)
 
 
 @dramatiq.actor(queue_name=PLANNING_QUEUE, actor_name="feed_fan_out_removal", **RETRIES)
 def fan_out_removal(pin_id: int, board_id: int, created_us: int, deleted_us: int) -> None:
     """Take a deleted pin out of the feeds of its board's followers."""
-    for chunk in fanout.follower_chunks(board_id):
-        send_to_clusters(retract_pin, pin_id, created_us, deleted_us, chunk)
+    _send_chunks(retract_pin, fanout.follower_chunks(board_id), pin_id, created_us, deleted_us)
+
+
+def _send_chunks(actors: ClusterActors, chunks: Iterator[list[int]], *args: Any) -> None:
+    """``actors[cluster](*args, chunk)`` for every chunk and cluster, ``BATCH`` chunks at a
+    time: the primary's messages of a batch go out together first (it serves the reads), then
+    the standby's (whose actors a worker takes after the primary's); the followers are read
+    once for both."""
+    while batch := list(islice(chunks, BATCH)):
+        for cluster in CLUSTERS:
+            send_all(actors[cluster].message(*args, chunk) for chunk in batch)
 
 
 @dramatiq.actor(queue_name=PLANNING_QUEUE, actor_name="feed_rebuild", **RETRIES)

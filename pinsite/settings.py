@@ -148,7 +148,8 @@ PINSITE_FEED = {
     "TABLE_PREFIX": env.text("PINSITE_HBASE_TABLE_PREFIX", "pinsite"),
     # Tuning (PINSITE_FEED_CAP, ...): only the variables that are set; see feed/conf.py.
     **env.numbers("PINSITE_FEED_", ["CAP", "SLACK", "BACKFILL_PINS", "FANOUT_CHUNK",
-                                    "SPECULATIVE_CUTOFF_MS", "PAGE_SIZE", "MAX_PAGE"]),
+                                    "COUNT_DELAY_MS", "SPECULATIVE_CUTOFF_MS", "PAGE_SIZE",
+                                    "MAX_PAGE"]),
 }
 
 # --- Caches: objects and lists in separate pools (separate connection pools, separate DBs) ---

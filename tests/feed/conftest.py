@@ -40,12 +40,10 @@ def small_feed(settings: Settings) -> dict[str, Any]:
 
 
 @pytest.fixture
-def queue(monkeypatch: pytest.MonkeyPatch) -> CapturedQueue:
+def queue() -> Iterator[CapturedQueue]:
     """Every message sent during the test, captured instead of published to RabbitMQ."""
-    broker = dramatiq.get_broker()
-    captured = CapturedQueue(broker)
-    monkeypatch.setattr(broker, "enqueue", captured.enqueue)
-    return captured
+    with CapturedQueue(dramatiq.get_broker()).capturing() as captured:
+        yield captured
 
 
 @pytest.fixture

@@ -6,10 +6,12 @@ from __future__ import annotations
 import random
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from io import BytesIO
 from typing import Any
+from unittest import mock
 
 import dramatiq
 from dramatiq import Message
@@ -77,11 +79,32 @@ class CapturedQueue:
 
     broker: dramatiq.Broker
     pending: list[Message[Any]] = field(default_factory=list)
+    batches: list[int] = field(default_factory=list)  # sizes of the batches sent together
+    delays: dict[str, int] = field(default_factory=dict)  # message ID: delay asked for (ms)
     ran: int = 0
 
     def enqueue(self, message: Message[Any], *, delay: int | None = None) -> Message[Any]:
         self.pending.append(message)
+        if delay is not None:
+            self.delays[message.message_id] = delay
         return message
+
+    def enqueue_all(self, messages: list[Message[Any]]) -> list[Message[Any]]:
+        self.pending.extend(messages)
+        self.batches.append(len(messages))
+        return messages
+
+    @contextmanager
+    def capturing(self) -> Iterator[CapturedQueue]:
+        """Capture the broker's sends, one at a time and in batches, within the block."""
+        with mock.patch.object(self.broker, "enqueue", self.enqueue), \
+                mock.patch.object(self.broker, "enqueue_all", self.enqueue_all):
+            yield self
+
+    def clear(self) -> None:
+        self.pending.clear()
+        self.batches.clear()
+        self.delays.clear()
 
     def run(self, message: Message[Any]) -> None:
         self.broker.get_actor(message.actor_name).fn(*message.args, **message.kwargs)

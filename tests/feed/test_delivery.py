@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from feed import delivery, storage, trim
+from typing import Any
+
+import pytest
+
+from feed import delivery, storage, tasks, trim
 from feed.schema import Entry
 from feed.store.pools import CLUSTERS
 from graph.actions import follow_user, unfollow_board
@@ -74,6 +78,19 @@ def test_delivered_writes_are_counted_by_their_own_message(queue: CapturedQueue)
     new_pin(owner, board)
     queue.run_all()
     assert [storage.read_feed(c, f).writes for c in CLUSTERS for f in followers] == [1, 1, 1, 1]
+
+
+@pytest.mark.parametrize(("configured", "delay"), [(250, 250), (0, None)])
+def test_a_deliverys_count_waits_the_count_delay_in_the_queue(
+        queue: CapturedQueue, settings: Any, configured: int, delay: int | None) -> None:
+    settings.PINSITE_FEED = {**settings.PINSITE_FEED, "COUNT_DELAY_MS": configured}
+    owner, board, followers = board_with_followers(2)
+    pin = new_pin(owner, board)
+    queue.clear()
+    tasks.deliver_pin["standby"].fn(pin, board, now_sequence(), followers)
+    [count] = queue.pending
+    assert count.actor_name == "feed_count_standby" and count.args == (sorted(followers),)
+    assert queue.delays.get(count.message_id) == delay
 
 
 def test_retracting_reports_feeds_that_held_the_pin_in_their_complete_part(

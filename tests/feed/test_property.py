@@ -14,7 +14,6 @@ import random
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
-from unittest import mock
 
 import dramatiq
 from django.conf import settings as django_settings
@@ -138,8 +137,7 @@ def test_feeds_converge_to_the_reference_whatever_the_task_order(schedule: list[
     broker = dramatiq.get_broker()
     queue = CapturedQueue(broker)
     small = {**django_settings.PINSITE_FEED, "CAP": CAP, "SLACK": SLACK}
-    with override_settings(PINSITE_FEED=small), mock.patch.object(broker, "enqueue",
-                                                                   queue.enqueue):
+    with override_settings(PINSITE_FEED=small), queue.capturing():
         world = World.create()
         for step in schedule:
             world.apply(step, queue, rng)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from feed import tasks
 from tests.feed.helpers import CapturedQueue, board_with_followers, new_pin
 
@@ -17,7 +19,6 @@ def test_each_cluster_is_written_from_its_own_queue() -> None:
 def test_a_worker_takes_the_primary_first_then_the_standby_then_maintenance() -> None:
     """A worker runs its lowest priority number first: the primary serves the reads, and
     counting and trimming can wait for the deliveries."""
-    assert tasks.fan_out_pin.priority < tasks.fan_out_pin_to_standby.priority
     writes = [tasks.deliver_pin, tasks.retract_pin, tasks.apply_follow, tasks.apply_unfollow]
     upkeep = [tasks.count_writes, tasks.trim_feed, tasks.refill_feed,
               tasks.rebuild_cluster_feed]
@@ -27,15 +28,21 @@ def test_a_worker_takes_the_primary_first_then_the_standby_then_maintenance() ->
     assert max(primary) < min(standby) and max(standby) < min(maintenance)
 
 
-def test_a_fanout_sends_the_primarys_chunks_before_planning_the_standbys(
-        queue: CapturedQueue, settings: Any) -> None:
+@pytest.mark.parametrize("batch", [100, 1])
+def test_a_fanout_sends_the_primarys_chunks_together_then_the_standbys(
+        queue: CapturedQueue, settings: Any, monkeypatch: pytest.MonkeyPatch, batch: int) -> None:
     settings.PINSITE_FEED = {**settings.PINSITE_FEED, "FANOUT_CHUNK": 2}
+    monkeypatch.setattr(tasks, "BATCH", batch)
     owner, board, fans = board_with_followers(3)
     pin = new_pin(owner, board)
-    queue.pending.clear()
+    queue.clear()
     tasks.fan_out_pin.fn(pin, board, 1)
-    assert queue.actors() == ["feed_deliver_pin_primary"] * 2 + ["feed_fan_out_pin_standby"]
-    assert sorted(user for message in queue.pending[:2] for user in message.args[3]) == sorted(fans)
-    queue.pending.clear()
-    tasks.fan_out_pin_to_standby.fn(pin, board, 1)
-    assert queue.actors() == ["feed_deliver_pin_standby"] * 2
+    primary, standby = ["feed_deliver_pin_primary"], ["feed_deliver_pin_standby"]
+    if batch == 1:
+        assert queue.actors() == primary + standby + primary + standby
+        assert queue.batches == [1, 1, 1, 1]
+    else:
+        assert queue.actors() == primary * 2 + standby * 2
+        assert queue.batches == [2, 2]
+    chunks = [message.args[3] for message in queue.pending]
+    assert sorted(user for chunk in chunks for user in chunk) == sorted(fans * 2)
