@@ -1,4 +1,6 @@
-"""Test-suite set-up: the real ``test`` profile stack, Django's tables migrated, shards created.
+"""Test-suite set-up: the real ``test`` profile stack, Django's tables migrated, shards, the
+graph's vshard map and the feed tables created; a private media folder per test; a real queue
+worker for the feed (``worker``). Fast password hashing comes from ``pinsite.test_settings``.
 
 Tests talk to real MariaDB, Redis, ZooKeeper and RabbitMQ servers (``make test`` starts them).
 Isolation comes from fresh objects per test (new users, boards, pins) rather than from
@@ -10,10 +12,16 @@ from __future__ import annotations
 import io
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 
+import dramatiq
 import pytest
 from django.conf import settings
 from django.core.management import call_command
+from pytest_django import Settings
+
+from feed import tasks
+from tests.feed.helpers import flush_feed_queues
 
 
 def _reachable(host: str, port: int) -> bool:
@@ -35,6 +43,7 @@ def django_db_setup(django_db_blocker: pytest.FixtureRequest) -> Iterator[None]:
         call_command("migrate", interactive=False, verbosity=0)
         call_command("shards", "init", "--quiet", verbosity=0, stdout=io.StringIO())
         call_command("graph", "init", verbosity=0, stdout=io.StringIO())
+        call_command("feed", "init", verbosity=0, stdout=io.StringIO())
     yield
 
 
@@ -45,3 +54,20 @@ def _database_access(django_db_setup: None,
     django_db_blocker.unblock()  # type: ignore[attr-defined]
     yield
     django_db_blocker.restore()  # type: ignore[attr-defined]
+
+
+@pytest.fixture(autouse=True)
+def _private_media(settings: Settings, tmp_path: Path) -> None:
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture
+def worker() -> Iterator[dramatiq.Worker]:
+    """A Dramatiq worker on the real RabbitMQ broker consuming the feed's queues (emptied
+    first of what other tests left), so new pins and follows reach the feeds."""
+    flush_feed_queues()
+    running = dramatiq.Worker(dramatiq.get_broker(), queues=set(tasks.queues()),
+                              worker_threads=4, worker_timeout=100)
+    running.start()
+    yield running
+    running.stop()

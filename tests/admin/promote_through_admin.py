@@ -15,7 +15,6 @@ import django
 def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pinsite.test_settings")
     django.setup()
-    from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.test import Client
     from django.test.utils import setup_test_environment
@@ -23,7 +22,6 @@ def main() -> int:
     from sharding.topology import shard_map_document
 
     setup_test_environment()
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     master = sys.argv[1]
     account = get_user_model().objects.create_user(f"op{uuid.uuid4().hex[:12]}", "", "x",
                                                    is_staff=True, is_superuser=True)

@@ -3,31 +3,12 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
-import dramatiq
 import pytest
-from dramatiq.brokers.rabbitmq import RabbitmqBroker
 from rest_framework.test import APIClient
 
-from feed import tasks
 from tests.api.helpers import Caller, error_of, new_board, new_pin
-
-
-@pytest.fixture
-def worker() -> Iterator[dramatiq.Worker]:
-    """A Dramatiq worker on the real RabbitMQ broker consuming the feed's queues (emptied
-    first of what other tests left)."""
-    broker = dramatiq.get_broker()
-    assert isinstance(broker, RabbitmqBroker)
-    for name in tasks.queues():
-        broker.declare_queue(name, ensure=True)
-        broker.flush(name)
-    running = dramatiq.Worker(broker, queues=set(tasks.queues()), worker_threads=4,
-                              worker_timeout=100)
-    running.start()
-    yield running
-    running.stop()
 
 
 def eventually(read: Callable[[], list[str]], expected: list[str], seconds: float = 20) -> None:

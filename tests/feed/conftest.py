@@ -1,4 +1,5 @@
-"""Feed test set-up: graph map and feed tables on the running stack, captured queues, workers.
+"""Feed test set-up: small feeds, captured queues, fresh connection pools (the stack, the media
+folder and the queue worker come from ``tests/conftest.py``).
 
 Feeds are isolated by user: every test makes its own users, so rows never collide.
 """
@@ -6,30 +7,16 @@ Feeds are isolated by user: every test makes its own users, so rows never collid
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import dramatiq
 import pytest
-from django.core.management import call_command
 from pytest_django import Settings
 
-from feed import tasks
 from feed.store import pools
-from tests.feed.helpers import CapturedQueue, flush_feed_queues
+from tests.feed.helpers import CapturedQueue
 
 SMALL_FEED = {"CAP": 6, "SLACK": 4, "FANOUT_CHUNK": 3}
-
-
-@pytest.fixture(autouse=True, scope="session")
-def _feed_stack(django_db_setup: None) -> None:
-    call_command("graph", "init", verbosity=0)
-    call_command("feed", "init", verbosity=0)
-
-
-@pytest.fixture(autouse=True)
-def _media(settings: Settings, tmp_path: Path) -> None:
-    settings.MEDIA_ROOT = tmp_path / "media"
 
 
 @pytest.fixture
@@ -53,14 +40,3 @@ def fresh_pools() -> Iterator[None]:
     yield
     pools.reset()
 
-
-@pytest.fixture
-def worker() -> Iterator[dramatiq.Worker]:
-    """A Dramatiq worker on the real RabbitMQ broker consuming the feed's queues (emptied
-    first of what other tests left)."""
-    flush_feed_queues()
-    running = dramatiq.Worker(dramatiq.get_broker(), queues=set(tasks.queues()),
-                              worker_threads=4, worker_timeout=100)
-    running.start()
-    yield running
-    running.stop()
