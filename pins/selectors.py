@@ -11,7 +11,7 @@ is gone are skipped, so a page may hold fewer items than ``limit``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -31,7 +31,7 @@ from pins.types import (
     USER_HAS_BOARDS,
     USER_HAS_PINS,
 )
-from sharding import mappings, objects
+from sharding import ids, mappings, objects
 from sharding.exceptions import ShardNotOpen
 from sharding.mappings import MAX_PAGE, InvalidCursor, MappingTable
 
@@ -72,6 +72,15 @@ def get_pin(pin_id: int | str) -> Pin:
     return Pin.from_json(*load(pin_id, PIN))
 
 
+def users_by_id(user_ids: Iterable[int]) -> dict[int, User]:
+    """The users among ``user_ids`` that exist, in the order given: ONE ``objects.get_many``
+    (object cache, one query per host). IDs of other types count as missing."""
+    wanted = [user_id for user_id in dict.fromkeys(user_ids)
+              if ids.decompose(user_id).type_id == USER.type_id]
+    return {user_id: User.from_json(user_id, data)
+            for user_id, data in objects.get_many(wanted).items()}
+
+
 def boards_of(user_id: int | str, limit: int | None = None, after: str | None = None,
               ) -> Page[Board]:
     """A user's boards, newest first."""
@@ -94,6 +103,19 @@ def repins_of(pin_id: int | str, limit: int | None = None, after: str | None = N
               ) -> Page[Pin]:
     """The repins made directly from a pin, newest first."""
     return _page(PIN_HAS_REPINS, pin_id, limit, after, Pin.from_json)
+
+
+def board_covers(board_ids: Iterable[int]) -> dict[int, Pin]:
+    """Each board's newest pin (boards without one are absent): a mapping read per board,
+    then ONE ``objects.get_many`` for all the covers."""
+    newest: dict[int, int] = {}
+    for board_id in board_ids:
+        entries = mappings.page(BOARD_HAS_PINS, checked_id(board_id, BOARD), limit=1)
+        if entries.ids:
+            newest[board_id] = entries.ids[0]
+    found = objects.get_many(newest.values())
+    return {board_id: Pin.from_json(pin_id, found[pin_id])
+            for board_id, pin_id in newest.items() if pin_id in found}
 
 
 def board_pin_count(board_id: int | str) -> int:

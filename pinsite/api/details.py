@@ -13,8 +13,7 @@ from typing import Any
 from graph import selectors as graph
 from graph.selectors import Follow
 from pins import selectors as content
-from pins.domain import Pin, User, timestamp_text
-from pins.exceptions import NotFound
+from pins.domain import Pin, timestamp_text
 
 
 def user_detail(user_id: int | str) -> dict[str, Any]:
@@ -46,20 +45,9 @@ def pin_detail(pin_id: int | str) -> PinDetail:
     return PinDetail(pin, content.repin_count(pin.id))
 
 
-def users_by_id(user_ids: list[int]) -> dict[int, User]:
-    """The users among ``user_ids`` that exist (object cache first)."""
-    found: dict[int, User] = {}
-    for user_id in dict.fromkeys(user_ids):
-        try:
-            found[user_id] = content.get_user(user_id)
-        except NotFound:
-            continue
-    return found
-
-
 def follow_entries(follows: list[Follow]) -> list[dict[str, Any]]:
     """Follow entries with their users; entries of users deleted meanwhile are skipped."""
-    users = users_by_id([follow.user_id for follow in follows])
+    users = content.users_by_id(follow.user_id for follow in follows)
     return [{"user": users[follow.user_id], "since": timestamp_text(follow.time_us),
              "explicit": follow.explicit}
             for follow in follows if follow.user_id in users]

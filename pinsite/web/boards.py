@@ -86,7 +86,7 @@ def follow(request: HttpRequest, board_id: int) -> HttpResponse:
     board = get_board(board_id)
     now_following = wants_follow(request)
     (follow_board if now_following else unfollow_board)(me.user_id, board.id)
-    return follow_answer(request, {"follow_url": request.path, "following": now_following,
+    return follow_answer(request, {"following": now_following,
                                    "subject": board.name}, reverse("board", args=[board.id]))
 
 

@@ -21,8 +21,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 
 from graph.selectors import FollowPage, which_boards_followed, which_users_followed
 from pins.domain import Board, Pin, User
-from pins.exceptions import InvalidContent, NotFound
-from pins.selectors import get_user, pins_of_board
+from pins.exceptions import InvalidContent
+from pins.selectors import board_covers, users_by_id
 from pinsite.web.paging import is_fragment
 
 
@@ -49,7 +49,8 @@ class BoardCard:
 def people(viewer_id: int | None, page: FollowPage) -> list[PersonRow]:
     """The page's pinners that still exist, with the viewer's follow state of each."""
     explicit = {item.user_id: item.explicit for item in page.items}
-    users = [user for user in map(_user_or_none, page.ids) if user is not None]
+    found = users_by_id(page.ids)
+    users = [found[user_id] for user_id in page.ids if user_id in found]
     others = [user.id for user in users if user.id != viewer_id]
     followed = set(which_users_followed(viewer_id, others)) if viewer_id and others else set()
     return [PersonRow(user, user.id in followed, explicit[user.id], user.id == viewer_id)
@@ -60,20 +61,9 @@ def board_cards(viewer_id: int | None, boards: list[Board]) -> list[BoardCard]:
     """Cards for a page of boards, with the viewer's follow state of each."""
     others = [board.id for board in boards if board.owner_id != viewer_id]
     followed = set(which_boards_followed(viewer_id, others)) if viewer_id and others else set()
-    return [BoardCard(board, _cover(board.id), board.id in followed,
+    covers = board_covers(board.id for board in boards)
+    return [BoardCard(board, covers.get(board.id), board.id in followed,
                       board.owner_id == viewer_id) for board in boards]
-
-
-def _user_or_none(user_id: int) -> User | None:
-    try:
-        return get_user(user_id)
-    except NotFound:
-        return None
-
-
-def _cover(board_id: int) -> Pin | None:
-    items = pins_of_board(board_id, limit=1).items
-    return items[0] if items else None
 
 
 def wants_follow(request: HttpRequest) -> bool:
@@ -87,10 +77,12 @@ def wants_follow(request: HttpRequest) -> bool:
 
 def follow_answer(request: HttpRequest, button: dict[str, object], fallback: str,
                   ) -> HttpResponse:
-    """After a follow change: the new button for the script, else back where the form was."""
+    """After a follow change: the new button for the script (posting to the same address),
+    else back where the form was."""
     target = request.POST.get("next", "")
     if is_fragment(request):
-        return render(request, "partials/follow_button.html", {**button, "next_url": target})
+        return render(request, "partials/follow_button.html",
+                      {**button, "follow_url": request.path, "next_url": target})
     if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
                                            require_https=request.is_secure()):
         target = fallback

@@ -28,7 +28,7 @@ from pins.validation import (
 )
 
 ACCEPTED_IMAGES = "image/jpeg,image/png,image/gif,image/webp"
-FIELD_ALIASES = {"password": "password1", "cursor": None, "limit": None}
+FIELD_ALIASES = {"password": "password1"}
 
 
 def add_domain_error(form: forms.Form, error: InvalidContent) -> None:

@@ -86,7 +86,7 @@ def follow(request: HttpRequest, username: str) -> HttpResponse:
     now_following = wants_follow(request)
     (follow_user if now_following else unfollow_user)(me.user_id, target.user_id)
     profile_url = reverse("profile", args=[target.username])
-    return follow_answer(request, {"follow_url": request.path, "following": now_following,
+    return follow_answer(request, {"following": now_following,
                                    "subject": target.username}, profile_url)
 
 

@@ -92,3 +92,33 @@ def test_counts_follow_creates_and_deletes() -> None:
     assert selectors.board_pin_count(board.id) == 1
     assert selectors.user_pin_count(owner.user_id) == 1
     assert selectors.user_board_count(owner.user_id) == 1
+
+
+def test_users_by_id_fetches_once_and_skips_what_is_gone_or_not_a_user(
+        board_with_five_pins: tuple[int, list[int]], monkeypatch: pytest.MonkeyPatch) -> None:
+    alice, bob, gone = new_pinner(), new_pinner(), new_pinner()
+    objects.delete(gone.user_id)
+    calls: list[list[int]] = []
+    real_get_many = objects.get_many
+
+    def counting_get_many(ids: list[int]) -> dict[int, dict[str, object]]:
+        calls.append(list(ids))
+        return real_get_many(ids)
+
+    monkeypatch.setattr(objects, "get_many", counting_get_many)
+    asked = [bob.user_id, gone.user_id, board_with_five_pins[1][0], alice.user_id, bob.user_id]
+    found = selectors.users_by_id(asked)
+    assert len(calls) == 1
+    assert list(found) == [bob.user_id, alice.user_id]
+    assert found[alice.user_id] == selectors.get_user(alice.user_id)
+
+
+def test_board_covers_are_each_boards_newest_pin(
+        board_with_five_pins: tuple[int, list[int]]) -> None:
+    board_id, pin_ids = board_with_five_pins
+    owner = new_pinner()
+    empty = new_board(owner.user_id).id
+    gone_cover = new_board(owner.user_id).id
+    objects.delete(new_pin(owner.user_id, gone_cover).id)
+    covers = selectors.board_covers([board_id, empty, gone_cover])
+    assert list(covers) == [board_id] and covers[board_id].id == pin_ids[-1]
