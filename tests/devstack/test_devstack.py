@@ -23,6 +23,7 @@ from devstack.pairs import destroy, mysql_pair
 from devstack.reclone import reclone
 from devstack.redis import Redis
 from devstack.resp import RespConnection
+from tests.polling import wait_until
 
 MYSQL_PAIRS = [("mysql001a", "mysql001b"), ("mysql002a", "mysql002b")]
 REDIS_PAIRS = [("redis001a", "redis001b"), ("redis002a", "redis002b")]
@@ -30,12 +31,7 @@ PROBE_SCHEMA = "devstack_selftest"
 
 
 def eventually(check: Callable[[], bool], timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.05)
-    return check()
+    return wait_until(check, timeout)
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from devstack import Stack
 from devstack.errors import StartError
 from devstack.hbase.service import HBaseThrift
 from devstack.health import hbase_thrift_ok
+from tests.polling import wait_until
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 tables = itertools.count(1)
@@ -39,15 +40,6 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def wait_for(check: Callable[[], bool], timeout: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 class ServerProcess:
@@ -598,12 +590,12 @@ def test_periodic_snapshots_are_written_beside_serving_and_cover_the_log(
         table = new_table(own.start().connect())
         table.put(b"first", {b"cf:q": b"1"})
         snapshot = own.data / "snapshot.bin"
-        assert wait_for(snapshot.exists)
+        assert wait_until(snapshot.exists)
         written = snapshot.stat().st_mtime_ns
         table.put(b"second", {b"cf:q": b"2"})
-        assert wait_for(lambda: snapshot.stat().st_mtime_ns != written)
+        assert wait_until(lambda: snapshot.stat().st_mtime_ns != written)
         # The writer's segments are gone once it finished; the next segment holds the rest.
-        assert wait_for(lambda: len(list((own.data / "wal").glob("*.log"))) == 1)
+        assert wait_until(lambda: len(list((own.data / "wal").glob("*.log"))) == 1)
         table.put(b"third", {b"cf:q": b"3"})
         own.signal(signal.SIGKILL)
         table = own.start().connect().table(table.name)

@@ -4,9 +4,8 @@ queue messages run in any order, and reading feeds back from HBase."""
 from __future__ import annotations
 
 import random
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from io import BytesIO
@@ -59,15 +58,6 @@ def tiny_image() -> bytes:
 def feed_ids(user: int, cluster: Cluster = "primary") -> list[int]:
     """The pin IDs stored in a user's feed on ``cluster``, newest first."""
     return [entry.pin_id for entry in storage.read_entries(cluster, user)]
-
-
-def wait_until(check: Callable[[], bool], timeout: float = 30.0, every: float = 0.05) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(every)
-    return check()
 
 
 @dataclass

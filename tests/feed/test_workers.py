@@ -31,8 +31,8 @@ from tests.feed.helpers import (
     new_board,
     new_pin,
     new_user,
-    wait_until,
 )
+from tests.polling import wait_until
 
 pytestmark = pytest.mark.slow
 

@@ -1,6 +1,5 @@
 """The shard map in ZooKeeper: compare-and-set, watches, hot switching, ZooKeeper down."""
 
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,6 +15,7 @@ from sharding.exceptions import ShardMapConflict, ShardMapUnavailable
 from sharding.hosts import alias_for_shard
 from sharding.shardmap import ShardMap
 from sharding.topology import change_map, current_map, shard_map_document
+from tests.polling import wait_until
 
 PAIRS = [("mysql001a", "mysql001b"), ("mysql002a", "mysql002b")]
 
@@ -25,12 +25,7 @@ def _document(name: str, tmp_path: Path) -> WatchedDocument[ShardMap]:
 
 
 def _eventually(check: Callable[[], bool], timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.02)
-    return check()
+    return wait_until(check, timeout, every=0.02)
 
 
 @pytest.fixture

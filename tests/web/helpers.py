@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import re
-import time
 import uuid
-from collections.abc import Callable
 from io import BytesIO
 from typing import Protocol
 
@@ -81,13 +79,3 @@ def many_pins(owner: Pinner, board: Board, count: int) -> Pin:
             mappings.add(BOARD_HAS_PINS, board.id, pin_id, sequence=sequence)
             mappings.add(USER_HAS_PINS, owner.user_id, pin_id, sequence=sequence)
     return first
-
-
-def wait_until(check: Callable[[], bool], timeout: float = 30.0, every: float = 0.05) -> bool:
-    """Poll ``check`` until it holds or ``timeout`` seconds pass; returns its last answer."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(every)
-    return True

@@ -22,6 +22,7 @@ from pins.actions import create_board, create_pin, create_pinner
 from pins.images import generate_demo_image
 from pins.models import Pinner
 from pinsite.web.paging import PIN_PAGE
+from tests.polling import wait_until
 from tests.web.browser import (
     browser_installed,
     chromium,
@@ -32,7 +33,7 @@ from tests.web.browser import (
     submit,
     text_of,
 )
-from tests.web.helpers import PASSWORD, many_pins, wait_until
+from tests.web.helpers import PASSWORD, many_pins
 
 GARDEN = [("Sweet peas on a cane wigwam", 700, 980), ("Raised beds in April", 900, 640),
           ("Rhubarb forcing pots", 640, 900), ("Seed packets, sorted", 800, 800)]

@@ -12,7 +12,8 @@ from django.test import Client
 from feed.selectors import feed_page
 from pins.models import Pinner
 from pinsite.web import home
-from tests.web.helpers import new_board, new_pin, text, wait_until
+from tests.polling import wait_until
+from tests.web.helpers import new_board, new_pin, text
 
 Login = Callable[[Pinner], Client]
 
