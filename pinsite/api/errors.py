@@ -6,8 +6,9 @@ Every error body has one shape (``Error`` in the schema, :data:`pinsite.api.sche
     {"code": "invalid", "detail": "name: This field is required.",
      "fields": {"name": ["This field is required."]}}
 
-Domain errors map by kind: not found (also every malformed or wrong-type ID) → 404, not the
-owner → 403, rejected input → 400, a store that cannot answer now → 503. Anything else is a bug
+Domain errors map by kind (the store's groups are in :mod:`pinsite.errors`, shared with the web
+UI): not found (also every malformed or wrong-type ID) → 404, not the owner → 403, rejected
+input → 400, a store that cannot answer now → 503. Anything else is a bug
 and propagates to Django's 500 handling.
 """
 
@@ -18,24 +19,14 @@ from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.db import InterfaceError, OperationalError
 from django.http import Http404
-from dramatiq.errors import BrokerError
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from feed.exceptions import FeedError, InvalidFeedInput
-from graph.exceptions import GraphError, GraphNotFound, InvalidGraphInput
 from pins.exceptions import InvalidContent, NotFound, PermissionDenied
 from pinsite.api.exceptions import ServiceUnavailable
-from sharding.exceptions import (
-    InvalidObjectId,
-    ObjectNotFound,
-    ShardingError,
-    ShardNotOpen,
-    UnknownObjectType,
-)
+from pinsite.errors import STORE_INVALID, STORE_NOT_FOUND, UNAVAILABLE
 
 logger = logging.getLogger("pinsite.api")
 
@@ -54,11 +45,9 @@ TRANSLATIONS: list[Translation] = [
     (NotFound, lambda exc: exceptions.NotFound(str(exc))),
     (PermissionDenied, lambda exc: exceptions.PermissionDenied(str(exc))),
     (InvalidContent, lambda exc: invalid(exc.message, exc.field)),
-    ((InvalidObjectId, ObjectNotFound, ShardNotOpen, UnknownObjectType, GraphNotFound),
-     lambda exc: exceptions.NotFound(_sentence(exc))),
-    ((InvalidGraphInput, InvalidFeedInput), lambda exc: invalid(_sentence(exc))),
-    ((ShardingError, GraphError, FeedError, OperationalError, InterfaceError, BrokerError),
-     lambda exc: ServiceUnavailable()),
+    (STORE_NOT_FOUND, lambda exc: exceptions.NotFound(_sentence(exc))),
+    (STORE_INVALID, lambda exc: invalid(_sentence(exc))),
+    (UNAVAILABLE, lambda exc: ServiceUnavailable()),
 ]
 
 

@@ -2,7 +2,8 @@
 
 Bad or unknown IDs become the 404 page, acting on someone else's board or pin the 403 page,
 input the domain rejects outside a form the 400 page, and a store that cannot serve the
-request now the 503 page. Nothing reaches the pinner as a traceback.
+request now the 503 page (the same kinds as the API's, :mod:`pinsite.errors`). Nothing reaches
+the pinner as a traceback.
 
 >>> @domain_errors
 ... def board(request, board_id): ...
@@ -19,20 +20,15 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from feed.exceptions import FeedUnavailable, InvalidFeedInput
-from graph.exceptions import GraphNotFound, GraphUnavailable, InvalidGraphInput
 from pins import exceptions as content
-from sharding.exceptions import ShardMapUnavailable, ShardUnavailable
+from pinsite.errors import STORE_INVALID, STORE_NOT_FOUND, UNAVAILABLE, Kinds
 
 logger = logging.getLogger("pinsite.web")
 
 View = Callable[..., HttpResponse]
 
-NOT_FOUND: tuple[type[Exception], ...] = (content.NotFound, GraphNotFound)
-BAD_REQUEST: tuple[type[Exception], ...] = (content.InvalidContent, InvalidGraphInput,
-                                              InvalidFeedInput)
-UNAVAILABLE: tuple[type[Exception], ...] = (FeedUnavailable, GraphUnavailable,
-                                              ShardUnavailable, ShardMapUnavailable)
+NOT_FOUND: Kinds = (content.NotFound, *STORE_NOT_FOUND)
+BAD_REQUEST: Kinds = (content.InvalidContent, *STORE_INVALID)
 
 
 def domain_errors(view: View) -> View:

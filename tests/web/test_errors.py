@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from django.db import OperationalError
 from django.template.loader import render_to_string
 from django.test import Client
 
@@ -12,7 +13,7 @@ from feed.exceptions import FeedUnavailable
 from graph.exceptions import GraphUnavailable
 from pins.models import Pinner
 from pinsite.web import home, profiles
-from sharding.exceptions import ShardUnavailable
+from sharding.exceptions import ShardMapError, ShardNotOpen, ShardUnavailable
 from tests.web.helpers import new_board, text
 
 Login = Callable[[Pinner], Client]
@@ -42,7 +43,9 @@ def test_a_bad_page_cursor_is_the_400_page(url: str, pinner: Pinner, login: Logi
 
 
 @pytest.mark.parametrize("error", [FeedUnavailable("hbase down"),
-                                   ShardUnavailable("mysql001a down")])
+                                   ShardUnavailable("mysql001a down"),
+                                   OperationalError("mysql000 down"),
+                                   ShardMapError("shard map down")])
 def test_a_store_that_cannot_answer_is_the_503_page(
         error: Exception, pinner: Pinner, login: Login,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -50,6 +53,12 @@ def test_a_store_that_cannot_answer_is_the_503_page(
     response = login(pinner).get("/")
     assert response.status_code == 503
     assert "Temporarily unavailable" in text(response) and "down" not in text(response)
+
+
+def test_an_id_the_shards_do_not_know_is_the_404_page(
+        pinner: Pinner, login: Login, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(home, "feed_page", broken(ShardNotOpen("shard 9 is not open")))
+    assert login(pinner).get("/").status_code == 404
 
 
 def test_the_graph_down_is_the_503_page(pinner: Pinner, client: Client,
