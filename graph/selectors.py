@@ -100,14 +100,17 @@ def which_users_followed(follower_id: int | str, user_ids: Sequence[int | str]) 
     return [target for target, score in zip(targets, found, strict=True) if score is not None]
 
 
-def which_boards_followed(follower_id: int | str, board_ids: Sequence[int | str]) -> list[int]:
+def which_boards_followed(follower_id: int | str, board_ids: Sequence[int | str],
+                          missing_ok: bool = False) -> list[int]:
     """The boards among ``board_ids`` (at most ``MAX_BATCH``) the follower follows, in input
-    order; one round trip to the follower's instance after the owner lookup."""
+    order; one round trip to the follower's instance after the owner lookup. Boards that do
+    not exist raise :class:`GraphNotFound`, or with ``missing_ok`` are not followed."""
     follower = lookup.user_id(follower_id)
     boards = list(dict.fromkeys(lookup.board_ids(_batch(board_ids))))
+    owners = lookup.board_owners(boards, strict=not missing_ok) if boards else {}
+    boards = [board for board in boards if board in owners]
     if not boards:
         return []
-    owners = lookup.board_owners(boards)
     explicit, owner_scores, unfollowed = reads.execute(vshard_of(follower), [
         ("smismember", user_key(follower, BOARDS_FOLLOWED), boards),
         ("zmscore", user_key(follower, FOLLOWING), [owners[b] for b in boards]),

@@ -16,9 +16,8 @@ from rest_framework.response import Response
 
 from graph import actions
 from graph import selectors as graph
-from graph.exceptions import GraphNotFound
 from pins import selectors as content
-from pins.exceptions import NotFound
+from pins.lookup import checked_id
 from pins.types import BOARD, USER
 from pinsite.api.base import PageView, PinsiteView
 from pinsite.api.details import follow_entries
@@ -50,13 +49,13 @@ class FollowUserView(PinsiteView):
     @extend_schema(request=None, responses={200: FollowChangeSerializer},
                    summary="Follow a user and all their boards, present and future")
     def put(self, request: Request, user_id: str) -> Response:
-        change = actions.follow_user(self.pinner_id(), _user(user_id))
+        change = actions.follow_user(self.pinner_id(), _user_id(user_id))
         return self.render(FollowChangeSerializer, {"following": True, "changed": change.changed})
 
     @extend_schema(request=None, responses={200: FollowChangeSerializer},
                    summary="Unfollow a user; boards followed one by one stay followed")
     def delete(self, request: Request, user_id: str) -> Response:
-        change = actions.unfollow_user(self.pinner_id(), _user(user_id))
+        change = actions.unfollow_user(self.pinner_id(), _user_id(user_id))
         return self.render(FollowChangeSerializer, {"following": False,
                                                     "changed": change.changed})
 
@@ -67,19 +66,19 @@ class FollowBoardView(PinsiteView):
     @extend_schema(responses={200: FollowStateSerializer},
                    summary="Whether you follow a board, by itself or through its owner")
     def get(self, request: Request, board_id: str) -> Response:
-        following = graph.is_following_board(self.pinner_id(), _board(board_id))
+        following = graph.is_following_board(self.pinner_id(), _board_id(board_id))
         return self.render(FollowStateSerializer, {"following": following, "kind": None})
 
     @extend_schema(request=None, responses={200: FollowChangeSerializer},
                    summary="Follow one board")
     def put(self, request: Request, board_id: str) -> Response:
-        change = actions.follow_board(self.pinner_id(), _board(board_id))
+        change = actions.follow_board(self.pinner_id(), _board_id(board_id))
         return self.render(FollowChangeSerializer, {"following": True, "changed": change.changed})
 
     @extend_schema(request=None, responses={200: FollowChangeSerializer},
                    summary="Unfollow one board, also one followed through its owner")
     def delete(self, request: Request, board_id: str) -> Response:
-        change = actions.unfollow_board(self.pinner_id(), _board(board_id))
+        change = actions.unfollow_board(self.pinner_id(), _board_id(board_id))
         return self.render(FollowChangeSerializer, {"following": False,
                                                     "changed": change.changed})
 
@@ -124,15 +123,28 @@ class BatchCheckView(PinsiteView):
         boards = query.validated_data.get("boards", [])
         return self.render(BatchCheckSerializer, {
             "users": _answers(users, graph.which_users_followed(me, _of_type(users, USER))),
-            "boards": _answers(boards, _boards_followed(me, _of_type(boards, BOARD)))})
+            "boards": _answers(boards, graph.which_boards_followed(
+                me, _of_type(boards, BOARD), missing_ok=True))})
 
 
 def _user(text: str) -> int:
+    """A user that exists, for reads that do not check it themselves."""
     return content.get_user(path_id(text, "user")).id
 
 
 def _board(text: str) -> int:
+    """A board that exists, for reads that do not check it themselves."""
     return content.get_board(path_id(text, "board")).id
+
+
+def _user_id(text: str) -> int:
+    """A user ID, checked for its type only: the graph's action finds out if it exists (404)."""
+    return checked_id(path_id(text, "user"), USER)
+
+
+def _board_id(text: str) -> int:
+    """A board ID, checked for its type only: the graph finds out if it exists (404)."""
+    return checked_id(path_id(text, "board"), BOARD)
 
 
 def _of_type(values: list[str], object_type: ObjectType) -> list[int]:
@@ -144,22 +156,6 @@ def _is_id_of(value: str, object_type: ObjectType) -> bool:
     try:
         ids.expect_type(ids.parse(value), object_type)
     except InvalidObjectId:
-        return False
-    return True
-
-
-def _boards_followed(me: int, boards: list[int]) -> list[int]:
-    """The followed boards among ``boards``; boards that do not exist are not followed."""
-    try:
-        return graph.which_boards_followed(me, boards)
-    except GraphNotFound:
-        return graph.which_boards_followed(me, [board for board in boards if _exists(board)])
-
-
-def _exists(board: int) -> bool:
-    try:
-        content.get_board(board)
-    except NotFound:
         return False
     return True
 

@@ -46,6 +46,14 @@ def test_which_boards_followed_names_unknown_boards() -> None:
         selectors.which_boards_followed(new_user(), [ghost])
 
 
+def test_which_boards_followed_can_take_unknown_boards_as_not_followed() -> None:
+    ann, bob = new_user(), new_user()
+    board, ghost = new_board(bob), compose(0, BOARD.type_id, 2**35)
+    actions.follow_board(ann, board)
+    assert selectors.which_boards_followed(ann, [ghost, board], missing_ok=True) == [board]
+    assert selectors.which_boards_followed(ann, [ghost], missing_ok=True) == []
+
+
 def test_counts_include_implicit_followers_and_exclude_unfollowers() -> None:
     ann, bob, cat, owner = new_user(), new_user(), new_user(), new_user()
     board, second = new_board(owner), new_board(owner, "Second")
