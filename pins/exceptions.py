@@ -29,3 +29,7 @@ class InvalidContent(ContentError, ValueError):
         super().__init__(message)
         self.message = message
         self.field = field
+
+
+class UsernameTaken(InvalidContent):
+    """The username is already some account's (the API answers 409, a form shows it)."""

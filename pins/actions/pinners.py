@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
 from pins.domain import timestamp_text
-from pins.exceptions import InvalidContent
+from pins.exceptions import UsernameTaken
 from pins.models import Pinner
 from pins.types import USER
 from pins.validation import (
@@ -56,8 +56,8 @@ def _check_username_free(username: str) -> None:
         raise _taken(username)
 
 
-def _taken(username: str) -> InvalidContent:
-    return InvalidContent(f"The username {username!r} is already taken.", field="username")
+def _taken(username: str) -> UsernameTaken:
+    return UsernameTaken(f"The username {username!r} is already taken.", field="username")
 
 
 def _create_index_row(username: str, password: str | None, email: str, user_id: int) -> Pinner:

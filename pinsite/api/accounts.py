@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth import authenticate
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -14,11 +14,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from pins.actions import create_pinner
-from pins.exceptions import InvalidContent
 from pins.selectors import get_user, pinner_of_account
 from pinsite.api.base import PinsiteView
 from pinsite.api.details import user_detail
-from pinsite.api.exceptions import Conflict
 from pinsite.api.fields import ANY_TEXT, ObjectIdField, TextField
 from pinsite.api.permissions import IsAuthenticatedOrCredentials, IsPinner, acting_pinner
 from pinsite.api.serializers.users import MeSerializer, SignUpInput, UserSerializer
@@ -74,13 +72,8 @@ class SignUpView(PinsiteView):
                    summary="Sign up a new pinner")
     def post(self, request: Request) -> Response:
         data = self.checked(SignUpInput)
-        try:
-            pinner = create_pinner(data["username"], data["password"], data.get("email", ""),
-                                   data.get("display_name", ""))
-        except InvalidContent as exc:
-            if exc.field == "username" and _username_taken(data["username"]):
-                raise Conflict(exc.message) from exc
-            raise
+        pinner = create_pinner(data["username"], data["password"], data.get("email", ""),
+                               data.get("display_name", ""))
         location = request.build_absolute_uri(reverse("api-user", args=[pinner.user_id]))
         return self.render(UserSerializer, get_user(pinner.user_id), status=201,
                            headers={"Location": location})
@@ -114,8 +107,4 @@ class ApiRootView(PinsiteView):
         return self.render(ApiRootSerializer, {
             "version": "1", "schema": request.build_absolute_uri(reverse("schema")),
             "docs": request.build_absolute_uri(reverse("api-docs"))})
-
-
-def _username_taken(username: str) -> bool:
-    return get_user_model().objects.filter(username__iexact=username.strip()).exists()
 

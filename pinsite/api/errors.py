@@ -24,8 +24,8 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from pins.exceptions import InvalidContent, NotFound, PermissionDenied
-from pinsite.api.exceptions import ServiceUnavailable
+from pins.exceptions import InvalidContent, NotFound, PermissionDenied, UsernameTaken
+from pinsite.api.exceptions import Conflict, ServiceUnavailable
 from pinsite.errors import STORE_INVALID, STORE_NOT_FOUND, UNAVAILABLE
 
 logger = logging.getLogger("pinsite.api")
@@ -44,6 +44,7 @@ TRANSLATIONS: list[Translation] = [
     (DjangoPermissionDenied, lambda exc: exceptions.PermissionDenied(str(exc) or None)),
     (NotFound, lambda exc: exceptions.NotFound(str(exc))),
     (PermissionDenied, lambda exc: exceptions.PermissionDenied(str(exc))),
+    (UsernameTaken, lambda exc: Conflict(exc.message)),
     (InvalidContent, lambda exc: invalid(exc.message, exc.field)),
     (STORE_NOT_FOUND, lambda exc: exceptions.NotFound(_sentence(exc))),
     (STORE_INVALID, lambda exc: invalid(_sentence(exc))),
