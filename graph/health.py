@@ -39,7 +39,9 @@ class InstanceHealth:
     used_memory: int | None = None
 
 
-def instance_health(name: str) -> InstanceHealth:
+def instance_health(name: str, master: str | None = None) -> InstanceHealth:
+    """How ``name`` answers; for a replica whose ``master`` is given, how many bytes of the
+    master's replication stream it has not applied yet (``lag_bytes``)."""
     if not admin.ping(name):
         return InstanceHealth(name, up=False)
     try:
@@ -49,12 +51,20 @@ def instance_health(name: str) -> InstanceHealth:
     except GraphError:
         return InstanceHealth(name, up=False)
     lag = None
-    if replication.get("role") == "slave":
-        lag = max(0, int(replication.get("master_repl_offset", 0))
-                  - int(replication.get("slave_repl_offset", 0)))
+    if replication.get("role") == "slave" and master is not None:
+        lag = _lag(master, int(replication.get("slave_repl_offset", 0)))
     count = int(keyspace.get("keys", 0)) if isinstance(keyspace, dict) else 0
     return InstanceHealth(name, True, replication.get("role"),
                           replication.get("master_link_status"), lag, count, memory)
+
+
+def _lag(master: str, applied: int) -> int | None:
+    """The master's replication offset minus what the replica applied (as failover waits for);
+    None when the master does not answer."""
+    try:
+        return max(0, int(admin.replication(master).get("master_repl_offset", 0)) - applied)
+    except GraphError:
+        return None
 
 
 def user_set_sizes(user_id: int) -> dict[str, int]:

@@ -25,8 +25,9 @@ class VShardMapView:
 def vshard_map_view() -> VShardMapView:
     current = topology.current_map()
     names = current.instances()
+    masters = {r.replica: r.master for r in current.ranges if r.replica}
     with ThreadPoolExecutor(max_workers=max(1, len(names))) as pool:
-        health = list(pool.map(instance_health, names))
+        health = list(pool.map(lambda name: instance_health(name, masters.get(name)), names))
     return VShardMapView(current.version, current.count, list(current.ranges), health)
 
 
