@@ -27,9 +27,6 @@ class VShardRange(HostRange):
     error = VShardMapError
     noun = "vshard"
 
-    def vshards(self) -> range:
-        return self.members()
-
 
 class VShardMap(RangeMap[VShardRange]):
     """Sorted ranges covering vshards ``0..count-1``; ``version`` is the ZooKeeper version."""

@@ -116,6 +116,11 @@ class TypeRegistry:
         except KeyError:
             raise UnknownObjectType(f"no object type has number {type_id}") from None
 
+    def name_of(self, type_id: int) -> str | None:
+        """The name of a registered type number (None when none has it)."""
+        known = self._by_id.get(type_id)
+        return known.name if known else None
+
     def by_name(self, name: str) -> ObjectType:
         try:
             return self._by_name[name]

@@ -103,15 +103,13 @@ class RangeMap(Generic[R]):
     def with_replica(self, master: str, replica: str | None) -> Self:
         """The map with ``replica`` as the hot standby of every range of ``master``."""
         if not self.ranges_of(master):
-            raise self._error(f"{master} is not a master in the {self.range_type.noun} map")
+            raise self.range_type.error(
+                f"{master} is not a master in the {self.range_type.noun} map")
         return self._with(replace(r, replica=replica) if r.master == master else r
                           for r in self.ranges)
 
     def _with(self, ranges: Iterable[R]) -> Self:
         return type(self)(tuple(ranges), version=self.version)
-
-    def _error(self, message: str) -> Exception:
-        return self.range_type.error(message)
 
     def to_json(self) -> dict[str, Any]:
         return {"ranges": [r.to_json() for r in self.ranges]}

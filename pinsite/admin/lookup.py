@@ -18,7 +18,7 @@ from pins.lookup import load
 from pins.types import BOARD, PIN, USER
 from pinsite.admin.pages import attempt, render_page
 from sharding import ids
-from sharding.exceptions import ShardingError
+from sharding.hosts import schema_name
 from sharding.topology import current_map
 
 SHOWN = 20
@@ -52,11 +52,8 @@ def describe(text: str) -> Described:
     """Everything known about ``text`` as an ID; ``ValueError`` when it is not one."""
     object_id = ids.parse(text.strip())
     parts = ids.decompose(object_id)
-    try:
-        type_name = ids.types.by_id(parts.type_id).name
-    except ShardingError:
-        type_name = f"unknown ({parts.type_id})"
-    found = Described(object_id, parts, f"db{parts.shard:05d}", type_name)
+    type_name = ids.types.name_of(parts.type_id) or f"unknown ({parts.type_id})"
+    found = Described(object_id, parts, schema_name(parts.shard), type_name)
     _place(found)
     _load(found)
     return found
@@ -69,8 +66,8 @@ def _place(found: Described) -> None:
     else:
         found.problems.append(f"Shard {found.parts.shard}: {error}")
     if found.type_name in (USER.name, BOARD.name):
-        found.vshard = vshard_of(found.id)
-        master, error = attempt(lambda: graph_topology.master_for(vshard_of(found.id)))
+        vshard = found.vshard = vshard_of(found.id)
+        master, error = attempt(lambda: graph_topology.master_for(vshard))
         found.graph_master = master
         if error:
             found.problems.append(f"Graph: {error}")

@@ -11,6 +11,7 @@ from django.core.management.base import CommandError, CommandParser
 from pinsite.commands import SubcommandCommand, progress
 from sharding import failover, ids, layout, replication, schema
 from sharding.exceptions import ShardingError
+from sharding.hosts import schema_name
 from sharding.shardmap import ShardRange
 from sharding.topology import current_map, publish_initial_map, shard_map_document
 
@@ -60,12 +61,9 @@ class Command(SubcommandCommand):
             parts = ids.decompose(object_id)
         except ShardingError as exc:
             raise CommandError(str(exc)) from exc
-        try:
-            type_name = ids.types.by_id(parts.type_id).name
-        except ShardingError:
-            type_name = "unknown"
-        return {"id": str(object_id), "shard": parts.shard, "schema": f"db{parts.shard:05d}",
-                "type_id": parts.type_id, "type": type_name, "local_id": parts.local_id}
+        return {"id": str(object_id), "shard": parts.shard, "schema": schema_name(parts.shard),
+                "type_id": parts.type_id, "type": ids.types.name_of(parts.type_id) or "unknown",
+                "local_id": parts.local_id}
 
     def handle_init(self, quiet: bool = False, **_: Any) -> None:
         created = publish_initial_map()
