@@ -110,6 +110,11 @@ def configure_broker() -> dramatiq.Broker:
     return _configured
 
 
+def declared_queues() -> list[str]:
+    """The queues of every actor declared in this process, sorted."""
+    return sorted(dramatiq.get_broker().get_declared_queues())
+
+
 def send_all(messages: Iterable[Message[Any]]) -> None:
     """Send ``messages`` together, built with ``actor.message(...)``: a transaction per
     ``BATCH`` of them (see :class:`Broker`), so a long stream is never held whole. If it

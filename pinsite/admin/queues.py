@@ -6,7 +6,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import dramatiq
 from django.http import HttpRequest, HttpResponse
 
 from feed import tasks as feed_tasks
@@ -17,6 +16,7 @@ from feed.speculative import answers
 from feed.store.pools import CLUSTERS, Cluster, address
 from pins.types import USER
 from pinsite.admin.pages import attempt, render_page
+from pinsite.queue import declared_queues
 from sharding import ids
 
 SHOWN_LETTERS = 50
@@ -36,8 +36,7 @@ class ClusterHealth:
 
 def queue_names() -> list[str]:
     """Every queue this process's actors use (the feed's and the sharding layer's)."""
-    broker = dramatiq.get_broker()
-    return sorted({*broker.get_declared_queues(), *feed_tasks.queues()})
+    return sorted({*declared_queues(), *feed_tasks.queues()})
 
 
 def queue_depths() -> list[QueueDepth]:
