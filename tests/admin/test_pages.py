@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 
 from pins.actions import create_board, create_pin, create_pinner
-from tests.api.helpers import png, unique_username
+from tests.pins.helpers import image_bytes, unique_username
 
 PAGES = ["/admin/", "/admin/operations/shards/", "/admin/operations/vshards/",
          "/admin/operations/lookup/", "/admin/operations/pinners/", "/admin/operations/queues/",
@@ -59,7 +59,7 @@ def test_lookup_decodes_the_golden_id(staff: Client) -> None:
 def test_lookup_shows_stored_json_and_lists(staff: Client) -> None:
     pinner = create_pinner(unique_username("adm"), None)
     board = create_board(pinner.user_id, "Operators' board")
-    pin = create_pin(pinner.user_id, board.id, "Looked up", "", "", png())
+    pin = create_pin(pinner.user_id, board.id, "Looked up", "", "", image_bytes())
     content = staff.get(f"/admin/operations/lookup/?id={board.id}").content.decode()
     assert "Operators&#x27; board" in content and "board_has_pins" in content
     assert str(pin.id) in content and f"&quot;owner_id&quot;: {pinner.user_id}" in content

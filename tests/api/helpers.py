@@ -1,19 +1,18 @@
-"""Helpers of the API tests: pinners with tokens, boards, pins, and images to upload."""
+"""Helpers of the API tests: pinners with tokens, boards, pins, and images to upload (made
+as the content tests make them, ``tests/pins/helpers.py``)."""
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
-from io import BytesIO
 from typing import Any
 
 from django.core.files.uploadedfile import SimpleUploadedFile
-from PIL import Image
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from pins.actions import create_board, create_pin, create_pinner
 from pins.domain import Board, Pin
+from tests.pins.helpers import image_bytes, unique_username
 
 PASSWORD = "correct-horse-battery-staple"
 
@@ -32,28 +31,19 @@ class Caller:
         return str(self.user_id)
 
 
-def unique_username(prefix: str = "api") -> str:
-    return f"{prefix}{uuid.uuid4().hex[:16]}"
-
-
 def new_caller(**fields: str) -> Caller:
     """A new pinner with a password and an API token, and a client using that token."""
-    pinner = create_pinner(unique_username(), PASSWORD, **fields)
+    pinner = create_pinner(unique_username("api"), PASSWORD, **fields)
     token, _ = Token.objects.get_or_create(user=pinner.account)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
     return Caller(pinner.user_id, pinner.username, token.key, client)
 
 
-def png(width: int = 40, height: int = 30) -> bytes:
-    out = BytesIO()
-    Image.new("RGB", (width, height), (255, 99, 71)).save(out, "PNG")
-    return out.getvalue()
-
-
 def upload(data: bytes | None = None, name: str = "quiche.png",
            content_type: str = "image/png") -> SimpleUploadedFile:
-    return SimpleUploadedFile(name, png() if data is None else data, content_type=content_type)
+    return SimpleUploadedFile(name, image_bytes() if data is None else data,
+                              content_type=content_type)
 
 
 def new_board(owner: Caller, name: str = "Quiche ideas") -> Board:
@@ -61,7 +51,7 @@ def new_board(owner: Caller, name: str = "Quiche ideas") -> Board:
 
 
 def new_pin(owner: Caller, board: Board, title: str = "Leek quiche") -> Pin:
-    return create_pin(owner.user_id, board.id, title, "Crisp pastry.", "", png())
+    return create_pin(owner.user_id, board.id, title, "Crisp pastry.", "", image_bytes())
 
 
 def error_of(response: Any) -> dict[str, Any]:

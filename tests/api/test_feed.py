@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-
 import pytest
 from rest_framework.test import APIClient
 
 from tests.api.helpers import Caller, error_of, new_board, new_pin
-
-
-def eventually(read: Callable[[], list[str]], expected: list[str], seconds: float = 20) -> None:
-    """Wait until ``read()`` returns ``expected`` (the worker runs in the background)."""
-    deadline = time.monotonic() + seconds
-    while (found := read()) != expected:
-        assert time.monotonic() < deadline, f"the feed holds {found}, not {expected}"
-        time.sleep(0.1)
+from tests.polling import wait_until
 
 
 def feed_ids(caller: Caller, query: str = "") -> list[str]:
@@ -30,7 +20,7 @@ def test_feed_shows_pins_of_followed_boards_newest_first(alice: Caller, bob: Cal
     board = new_board(bob)
     alice.client.put(f"/api/v1/users/{bob.id}/follow/")
     older, newer = new_pin(bob, board, "Older"), new_pin(bob, board, "Newer")
-    eventually(lambda: feed_ids(alice), [str(newer.id), str(older.id)])
+    assert wait_until(lambda: feed_ids(alice) == [str(newer.id), str(older.id)], timeout=20)
     first = alice.client.get("/api/v1/me/feed/?limit=1").json()
     assert [item["id"] for item in first["items"]] == [str(newer.id)]
     assert first["items"][0]["pinner_id"] == bob.id

@@ -8,7 +8,8 @@ import pytest
 from pytest_django import Settings
 from rest_framework.test import APIClient
 
-from tests.api.helpers import Caller, error_of, new_board, new_pin, png, upload
+from tests.api.helpers import Caller, error_of, new_board, new_pin, upload
+from tests.pins.helpers import image_bytes
 
 BAD_IDS = ["abc", "-1", "0", "1.5", "1e5", "%20", "99999999999999999999999",
            str(2**64), str(2**62), "0x10", "\uff11\uff12\uff13"]
@@ -137,7 +138,7 @@ def test_pin_upload_to_a_board_that_does_not_exist_is_404(alice: Caller) -> None
 def test_oversized_images_are_refused(alice: Caller, settings: Settings) -> None:
     settings.PINSITE_CONTENT = {**settings.PINSITE_CONTENT, "MAX_IMAGE_BYTES": 2000}
     board = new_board(alice)
-    big = png(200, 200) + b"\0" * 2000
+    big = image_bytes(200, 200) + b"\0" * 2000
     response = alice.client.post("/api/v1/pins/", {"board_id": str(board.id), "title": "Big",
                                                    "image": upload(big)}, format="multipart")
     assert response.status_code == 400
@@ -156,7 +157,7 @@ def test_uploads_far_over_the_limit_are_refused_unread(alice: Caller,
 
 
 @pytest.mark.parametrize("data", [b"GIF89a-not-really", b"%PDF-1.4 ...", b"<svg></svg>",
-                                  png()[:40]])
+                                  image_bytes()[:40]])
 def test_non_images_and_truncated_images_are_400(data: bytes, alice: Caller) -> None:
     board = new_board(alice)
     response = alice.client.post("/api/v1/pins/", {"board_id": str(board.id), "title": "Not",

@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, settings
 from schemathesis.core.parameters import ParameterLocation
 
 from pinsite.wsgi import application
-from tests.api.helpers import PASSWORD, Caller, new_board, new_pin, png
+from tests.api.helpers import PASSWORD, Caller, new_board, new_pin
+from tests.pins.helpers import image_bytes
 
 schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
 pytestmark = pytest.mark.filterwarnings(  # raised by schemathesis's own strategies
@@ -65,7 +66,7 @@ def _aim(case: schemathesis.Case, world: World) -> None:
         if isinstance(body.get("password"), str):
             body["password"] = PASSWORD
         if isinstance(body.get("image"), bytes | str):
-            body["image"] = png()
+            body["image"] = image_bytes()
         if isinstance(body.get("board_id"), str) and int(body["board_id"]) % 2 == 0:
             body["board_id"] = world.own["board_id"]
 
