@@ -44,14 +44,14 @@ def followers_among(board_id: int, user_ids: Sequence[int]) -> set[int]:
 
 
 def boards_followed_among(user_id: int, board_ids: Iterable[int]) -> set[int]:
-    """Those of ``board_ids`` that the user follows now (batches of the graph's maximum)."""
+    """Those of ``board_ids`` that the user follows now (batches of the graph's maximum; boards
+    deleted meanwhile are not followed)."""
     wanted = list(dict.fromkeys(board_ids))
-    existing = lookup.board_owners(wanted, strict=False)
-    wanted = [board for board in wanted if board in existing]
     size = int(graph_settings.MAX_BATCH)
     followed: set[int] = set()
     for start in range(0, len(wanted), size):
-        followed.update(selectors.which_boards_followed(user_id, wanted[start:start + size]))
+        followed.update(selectors.which_boards_followed(user_id, wanted[start:start + size],
+                                                        missing_ok=True))
     return followed
 
 
