@@ -25,10 +25,8 @@ DEFAULTS: dict[str, Any] = {
     "SLACK": 100,
     # Pins of a followee written on a follow (per board); None means CAP.
     "BACKFILL_PINS": None,
-    # Fanout: followers per delivery message; how long a follow change may wait for the graph
-    # to show it before the graph's current answer is taken as final.
+    # Fanout: followers per delivery message.
     "FANOUT_CHUNK": 1000,
-    "GRAPH_LAG_SECONDS": 30,
     # Upkeep: how long after a delivery its writes are counted (trim accounting), so that a
     # fanout's deliveries on every worker go out before the counting of its first chunks.
     "COUNT_DELAY_MS": 1000,

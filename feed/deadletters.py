@@ -21,6 +21,7 @@ import pika
 import pika.exceptions
 from django.conf import settings
 from dramatiq.brokers.rabbitmq import RabbitmqBroker
+from dramatiq.common import xq_name
 
 from feed.exceptions import FeedError
 
@@ -69,10 +70,6 @@ class DeadLetter:
         return dict(self.__dict__)
 
 
-def dead_letter_queue(queue: str) -> str:
-    return f"{queue}.XQ"
-
-
 def dead_letters(queues: Sequence[str], limit: int = 1000) -> list[DeadLetter]:
     """Up to ``limit`` dead letters of each of ``queues`` (their ``.XQ`` queues), oldest first;
     queues that were never declared have none."""
@@ -92,7 +89,7 @@ def _peek(connection: Any, queue: str, limit: int) -> list[DeadLetter]:
     letters = []
     try:
         for _ in range(limit):
-            method, _properties, body = channel.basic_get(dead_letter_queue(queue),
+            method, _properties, body = channel.basic_get(xq_name(queue),
                                                           auto_ack=False)
             if method is None:
                 break

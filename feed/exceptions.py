@@ -16,7 +16,3 @@ class FeedUnavailable(FeedError):
 class FeedSchemaError(FeedError):
     """The feed table is missing or has the wrong column families (run ``feed init``)."""
 
-
-class GraphBehind(FeedError):
-    """The graph does not show a follow change yet (its event is sent when the change is
-    logged); the change is applied again after a short delay."""

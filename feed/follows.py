@@ -5,7 +5,8 @@ follower follow, with the *follow time* as cell timestamp. An unfollow deletes t
 board the follower no longer follows with the *unfollow time* as delete timestamp. So when the
 queue delivers a follow after the unfollow that undid it, the follow's cells sit below the
 unfollow's delete markers and stay hidden; and each side re-checks the graph when it runs, so
-the outcome does not depend on the order in which the messages arrive.
+the outcome does not depend on the order in which the messages arrive. (The graph announces a
+change once its Redis shows it, so the re-check never sees the state from before the change.)
 
 >>> follow("primary", alice, "user", bob, action_time_us)
 True    # due for a trim
@@ -13,9 +14,10 @@ True    # due for a trim
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from feed import sources, storage, trim
-from feed.conf import backfill_pins, cap, feed_settings, slack
-from feed.exceptions import GraphBehind
+from feed.conf import backfill_pins, cap, slack
 from feed.schema import Entry
 from feed.store.pools import Cluster
 from sharding.mappings import now_sequence
@@ -24,7 +26,6 @@ from sharding.mappings import now_sequence
 def follow(cluster: Cluster, follower_id: int, target_kind: str, target_id: int,
            action_time_us: int) -> bool:
     """Backfill the followee's newest pins; True if the feed is now due for a trim."""
-    _wait_for_graph(follower_id, target_kind, target_id, action_time_us)
     boards = sources.boards_followed_among(follower_id, _boards(target_kind, target_id))
     count = backfill_pins()
     entries: list[Entry] = []
@@ -45,7 +46,6 @@ def unfollow(cluster: Cluster, follower_id: int, target_kind: str, target_id: in
              action_time_us: int) -> bool:
     """Remove the pins of the boards no longer followed; True if the feed may now be short of
     its cap and needs a rebuild."""
-    _wait_for_graph(follower_id, target_kind, target_id, action_time_us)
     boards = _boards(target_kind, target_id)
     gone = set(boards) - sources.boards_followed_among(follower_id, boards)
     if not gone:
@@ -61,18 +61,7 @@ def unfollow(cluster: Cluster, follower_id: int, target_kind: str, target_id: in
     if dead:
         storage.change_feed(cluster, follower_id, now_sequence(), remove=dead)
     removed = marked.union(dead)
-    kept = [entry for entry in row.entries if entry not in removed]
-    return row.horizon is not None and sum(e.qualifier < row.horizon for e in kept) < cap()
-
-
-def _wait_for_graph(follower_id: int, target_kind: str, target_id: int,
-                    action_time_us: int) -> None:
-    """Raise :class:`GraphBehind` while the graph's Redis does not show what its edge log says
-    about this edge yet; after ``GRAPH_LAG_SECONDS`` the graph's answer stands."""
-    age = (now_sequence() - action_time_us) / 1_000_000
-    if age < float(feed_settings.GRAPH_LAG_SECONDS) and not sources.graph_agrees_with_log(
-            follower_id, target_kind, target_id):
-        raise GraphBehind(f"the graph does not show a change made {age:.3f} s ago yet")
+    return replace(row, entries=[entry for entry in row.entries if entry not in removed]).is_short()
 
 
 def _boards(target_kind: str, target_id: int) -> list[int]:

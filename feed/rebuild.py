@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from feed import sources, storage, trim
-from feed.conf import cap
 from feed.schema import Entry, newest_first
 from feed.store.pools import Cluster
 from graph.edgelog import follower_lock
@@ -68,8 +67,7 @@ def rebuild(cluster: Cluster, user_id: int) -> Rebuilt:
 
 def is_short(cluster: Cluster, user_id: int) -> bool:
     """Whether removals left the complete part of a trimmed feed below the cap."""
-    row = storage.read_feed(cluster, user_id)
-    return row.horizon is not None and row.complete_count() < cap()
+    return storage.read_feed(cluster, user_id).is_short()
 
 
 def refill(cluster: Cluster, user_id: int) -> bool:

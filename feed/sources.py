@@ -14,10 +14,9 @@ from itertools import islice
 from typing import Any
 
 from feed.schema import Entry
-from graph import lookup, selectors
+from graph import selectors
 from graph.conf import graph_settings
 from graph.exceptions import GraphNotFound
-from graph.tables import USER_FOLLOWS_BOARD, USER_FOLLOWS_USER, USER_UNFOLLOWS_BOARD
 from pins.types import BOARD_HAS_PINS, USER_HAS_BOARDS
 from sharding import mappings, objects
 from sharding.mappings import MAX_PAGE
@@ -53,32 +52,6 @@ def boards_followed_among(user_id: int, board_ids: Iterable[int]) -> set[int]:
         followed.update(selectors.which_boards_followed(user_id, wanted[start:start + size],
                                                         missing_ok=True))
     return followed
-
-
-def graph_agrees_with_log(user_id: int, target_kind: str, target_id: int) -> bool:
-    """Does the graph's serving store (Redis) show the same follow state of this edge as its
-    durable edge log? Not for a moment after a change: the graph announces a change when the
-    log commits, then updates Redis."""
-    return _follows_in_graph(user_id, target_kind, target_id) == _follows_in_log(
-        user_id, target_kind, target_id)
-
-
-def _follows_in_graph(user_id: int, target_kind: str, target_id: int) -> bool:
-    if target_kind == "user":
-        return selectors.is_following_user(user_id, target_id)
-    try:
-        return selectors.is_following_board(user_id, target_id)
-    except GraphNotFound:
-        return False
-
-
-def _follows_in_log(user_id: int, target_kind: str, target_id: int) -> bool:
-    if target_kind == "user":
-        return mappings.contains(USER_FOLLOWS_USER, user_id, target_id)
-    owner = lookup.board_owners([target_id], strict=False).get(target_id)
-    return mappings.contains(USER_FOLLOWS_BOARD, user_id, target_id) or (
-        owner is not None and mappings.contains(USER_FOLLOWS_USER, user_id, owner)
-        and not mappings.contains(USER_UNFOLLOWS_BOARD, user_id, target_id))
 
 
 def boards_of(user_id: int) -> list[int]:

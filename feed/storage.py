@@ -14,6 +14,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from feed.conf import cap
 from feed.schema import (
     COUNTER,
     FEED,
@@ -46,6 +47,10 @@ class FeedRow:
         if self.horizon is None:
             return len(self.entries)
         return sum(1 for entry in self.entries if entry.qualifier < self.horizon)
+
+    def is_short(self) -> bool:
+        """A trimmed feed whose complete part fell below the cap (removals): due a rebuild."""
+        return self.horizon is not None and self.complete_count() < cap()
 
 
 def read_feed(cluster: Cluster, user_id: int) -> FeedRow:
@@ -94,12 +99,6 @@ def users_holding(cluster: Cluster, user_ids: Sequence[int], entry: Entry,
 def add_entries(cluster: Cluster, entries: Mapping[int, Iterable[Entry]], timestamp: int) -> None:
     """Put entries into users' feeds (user → entries) with one cell timestamp."""
     cells.write(cluster, _columns(entries), {}, timestamp)
-
-
-def remove_entries(cluster: Cluster, entries: Mapping[int, Iterable[Entry]],
-                   timestamp: int) -> None:
-    """Delete entries (user → entries): masks every put at or below ``timestamp``."""
-    cells.write(cluster, {}, _columns(entries), timestamp)
 
 
 def add_entry(cluster: Cluster, user_ids: Sequence[int], entry: Entry, timestamp: int) -> None:

@@ -14,7 +14,6 @@ deadletters``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from functools import partial
 from itertools import islice
 from typing import Any
@@ -23,7 +22,6 @@ import dramatiq
 
 from feed import delivery, fanout, follows, rebuild, trim
 from feed.conf import count_delay_ms
-from feed.exceptions import GraphBehind
 from feed.store.pools import CLUSTERS, Cluster
 from pinsite.queue import BATCH, send_all
 
@@ -80,26 +78,14 @@ def _retract(cluster: Cluster, pin_id: int, created_us: int, deleted_us: int,
 
 def _follow(cluster: Cluster, follower_id: int, target_kind: str, target_id: int,
             action_time_us: int) -> None:
-    with _retry_when_graph_behind():
-        due = follows.follow(cluster, follower_id, target_kind, target_id, action_time_us)
-    if due:
+    if follows.follow(cluster, follower_id, target_kind, target_id, action_time_us):
         trim_feed[cluster].send(follower_id)
 
 
 def _unfollow(cluster: Cluster, follower_id: int, target_kind: str, target_id: int,
               action_time_us: int) -> None:
-    with _retry_when_graph_behind():
-        short = follows.unfollow(cluster, follower_id, target_kind, target_id, action_time_us)
-    if short:
+    if follows.unfollow(cluster, follower_id, target_kind, target_id, action_time_us):
         rebuild_cluster_feed[cluster].send(follower_id)
-
-
-@contextmanager
-def _retry_when_graph_behind() -> Iterator[None]:
-    try:
-        yield
-    except GraphBehind as exc:
-        raise dramatiq.Retry(str(exc)) from exc
 
 
 def _trim(cluster: Cluster, user_id: int) -> None:
@@ -149,9 +135,3 @@ def _send_chunks(actors: ClusterActors, chunks: Iterator[list[int]], *args: Any)
     while batch := list(islice(chunks, BATCH)):
         for cluster in CLUSTERS:
             send_all(actors[cluster].message(*args, chunk) for chunk in batch)
-
-
-@dramatiq.actor(queue_name=PLANNING_QUEUE, actor_name="feed_rebuild", **RETRIES)
-def rebuild_feed(user_id: int) -> None:
-    """Rebuild one user's feed on both clusters."""
-    send_to_clusters(rebuild_cluster_feed, user_id)

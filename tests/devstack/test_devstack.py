@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,10 +28,6 @@ from tests.polling import wait_until
 MYSQL_PAIRS = [("mysql001a", "mysql001b"), ("mysql002a", "mysql002b")]
 REDIS_PAIRS = [("redis001a", "redis001b"), ("redis002a", "redis002b")]
 PROBE_SCHEMA = "devstack_selftest"
-
-
-def eventually(check: Callable[[], bool], timeout: float = 10.0) -> bool:
-    return wait_until(check, timeout)
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +79,7 @@ def test_a_row_written_on_a_shard_master_appears_on_its_replica(
                       "(token CHAR(32) PRIMARY KEY); "
                       f"INSERT INTO {PROBE_SCHEMA}.probe VALUES ('{token}')")
     try:
-        assert eventually(lambda: bool(admin_sql(
+        assert wait_until(lambda: bool(admin_sql(
             copy, f"SELECT token FROM {PROBE_SCHEMA}.probe WHERE token = '{token}'")))
     finally:
         admin_sql(source, f"DELETE FROM {PROBE_SCHEMA}.probe WHERE token = '{token}'")
@@ -130,7 +126,7 @@ def test_a_redis_master_write_reaches_its_replica(stack: Stack, master: str, rep
             RespConnection(copy.host, copy.port) as reader:
         writer.command("SET", key, value, "EX", 60)
         try:
-            assert eventually(lambda: reader.command("GET", key) == value)
+            assert wait_until(lambda: reader.command("GET", key) == value)
         finally:
             writer.command("DEL", key)
 
@@ -171,12 +167,12 @@ def test_a_killed_master_can_be_replaced_and_the_old_one_recloned(
         throwaway_pair: tuple[MariaDB, MariaDB]) -> None:
     master, replica = throwaway_pair
     admin_sql(master, "CREATE DATABASE t; CREATE TABLE t.x (v INT); INSERT INTO t.x VALUES (1)")
-    assert eventually(lambda: bool(admin_sql(replica, "SHOW DATABASES LIKE 't'")) and
+    assert wait_until(lambda: bool(admin_sql(replica, "SHOW DATABASES LIKE 't'")) and
                       bool(admin_sql(replica, "SELECT v FROM t.x")))
     master.kill()
     admin_sql(replica, "STOP SLAVE; RESET SLAVE ALL; SET GLOBAL read_only = OFF; "
                        "INSERT INTO t.x VALUES (2)")
     reclone(master, replica)
     admin_sql(replica, "SET GLOBAL rpl_semi_sync_master_enabled = ON; INSERT INTO t.x VALUES (3)")
-    assert eventually(lambda: len(admin_sql(master, "SELECT v FROM t.x")) == 3)
+    assert wait_until(lambda: len(admin_sql(master, "SELECT v FROM t.x")) == 3)
     assert master.replication()["io_running"] == "Yes"  # type: ignore[index]

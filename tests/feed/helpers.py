@@ -4,28 +4,24 @@ queue messages run in any order, and reading feeds back from HBase."""
 from __future__ import annotations
 
 import random
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from io import BytesIO
 from typing import Any
 from unittest import mock
 
 import dramatiq
 from dramatiq import Message
-from PIL import Image
 
 from feed import storage, tasks
 from feed.store.pools import Cluster
 from graph.actions import follow_board
 from pins.actions import create_board, create_pin, create_pinner
-
-_IMAGE: bytes | None = None
+from tests.pins.helpers import image_bytes, unique_username
 
 
 def new_user(prefix: str = "f") -> int:
-    return create_pinner(f"{prefix}{uuid.uuid4().hex[:16]}", None).user_id
+    return create_pinner(unique_username(prefix), None).user_id
 
 
 def new_board(owner: int, name: str = "Quiche") -> int:
@@ -33,7 +29,7 @@ def new_board(owner: int, name: str = "Quiche") -> int:
 
 
 def new_pin(owner: int, board: int, title: str = "Leek quiche") -> int:
-    return create_pin(owner, board, title, "", "", tiny_image()).id
+    return create_pin(owner, board, title, "", "", image_bytes(4, 4)).id
 
 
 def board_with_followers(count: int) -> tuple[int, int, list[int]]:
@@ -44,15 +40,6 @@ def board_with_followers(count: int) -> tuple[int, int, list[int]]:
     for follower in followers:
         follow_board(follower, board)
     return owner, board, followers
-
-
-def tiny_image() -> bytes:
-    global _IMAGE
-    if _IMAGE is None:
-        out = BytesIO()
-        Image.new("RGB", (4, 4), (200, 80, 40)).save(out, "PNG")
-        _IMAGE = out.getvalue()
-    return _IMAGE
 
 
 def feed_ids(user: int, cluster: Cluster = "primary") -> list[int]:

@@ -5,11 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import dramatiq
-import pytest
-
-from feed import follows, sources, storage, tasks
-from feed.exceptions import GraphBehind
+from feed import follows, sources, storage
 from feed.schema import row_key
 from feed.store import pools
 from graph.actions import follow_board, follow_user, unfollow_board, unfollow_user
@@ -123,28 +119,3 @@ def test_following_counts_the_written_entries(queue: CapturedQueue) -> None:
     follows.follow("primary", fan, "board", soups, followed.action_time_us)
     assert storage.read_feed("primary", fan).writes == 3
     assert now_sequence() > followed.action_time_us
-
-
-
-def test_a_follow_the_graph_does_not_show_yet_is_retried(
-        queue: CapturedQueue, monkeypatch: pytest.MonkeyPatch) -> None:
-    _, soups, _ = _creator_with_boards()
-    fan = new_user()
-    change = follow_board(fan, soups)
-    monkeypatch.setattr(sources, "_follows_in_graph", lambda *_: False)
-    with pytest.raises(GraphBehind):
-        follows.follow("primary", fan, "board", soups, change.action_time_us)
-    with pytest.raises(dramatiq.Retry):
-        tasks.apply_follow["primary"].fn(fan, "board", soups, change.action_time_us)
-
-
-def test_after_the_lag_window_the_graphs_answer_stands(
-        queue: CapturedQueue, monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
-    owner, soups, _ = _creator_with_boards()
-    new_pin(owner, soups)
-    fan = new_user()
-    change = follow_board(fan, soups)
-    monkeypatch.setattr(sources, "_follows_in_graph", lambda *_: False)
-    settings.PINSITE_FEED = {**settings.PINSITE_FEED, "GRAPH_LAG_SECONDS": 0}
-    follows.follow("primary", fan, "board", soups, change.action_time_us)
-    assert len(feed_ids(fan)) == 1

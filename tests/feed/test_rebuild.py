@@ -29,7 +29,7 @@ def test_a_rebuild_restores_a_damaged_feed(queue: CapturedQueue,
     stray = Entry(created_us=now_sequence(), pin_id=pins[0] + 1000)
     storage.change_feed("primary", follower, now_sequence(), add=[stray],
                         remove=[Entry(0, 0)])
-    storage.remove_entries("primary", {follower: [Entry(now_sequence(), pins[1])]}, 1)
+    storage.change_feed("primary", follower, 1, remove=[Entry(now_sequence(), pins[1])])
     done = rebuild.rebuild("primary", follower)
     assert feed_ids(follower) == pins[::-1]
     assert done.removed == 1
