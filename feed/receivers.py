@@ -1,7 +1,9 @@
-"""Domain events the feed listens to; each receiver only enqueues IDs and times.
+"""Domain events the feed subscribes to; each subscriber only turns IDs and times into queue
+messages.
 
-Connected by :class:`feed.apps.FeedConfig` when Django starts. The events are sent after the
-content's or the graph's transaction commits, so the queued work always finds the change made.
+Subscribed by :class:`feed.apps.FeedConfig` when Django starts. Events are published after the
+content's or the graph's transaction commits (by the committing process, or by the outbox
+relay), so the queued work always finds the change made.
 """
 
 from __future__ import annotations
@@ -9,39 +11,41 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from dramatiq import Message
+
+from events.registry import Payload, subscribe
 from feed import tasks
+from graph.events import FOLLOW_CHANGED
+from pins.events import PIN_CREATED, PIN_DELETED
 from sharding.mappings import now_sequence
 
 log = logging.getLogger("pinsite.feed")
+Messages = list[Message[Any]]
 
 
-def on_pin_created(sender: Any, pin_id: int, board_id: int, created_at_us: int,
-                   **_: Any) -> None:
-    tasks.fan_out_pin.send(pin_id, board_id, created_at_us)
+def on_pin_created(p: Payload) -> Messages:
+    return [tasks.fan_out_pin.message(p["pin_id"], p["board_id"], p["created_at_us"])]
 
 
-def on_pin_deleted(sender: Any, pin_id: int, board_id: int, created_at_us: int | None = None,
-                   **_: Any) -> None:
-    """The deletion time is taken now, after the commit, so it is later than any follow that
-    could still have seen the pin."""
-    if created_at_us is None:
+def on_pin_deleted(p: Payload) -> Messages:
+    """The deletion time is taken when the message is built, after the commit, so it is later
+    than any follow that could still have seen the pin."""
+    if p.get("created_at_us") is None:
         log.error("pin_deleted for pin %d came without created_at_us; its feed entries cannot "
-                  "be addressed and stay until trimmed (reads skip them)", pin_id)
-        return
-    tasks.fan_out_removal.send(pin_id, board_id, created_at_us, now_sequence())
+                  "be addressed and stay until trimmed (reads skip them)", p["pin_id"])
+        return []
+    return [tasks.fan_out_removal.message(p["pin_id"], p["board_id"], p["created_at_us"],
+                                          now_sequence())]
 
 
-def on_follow_changed(sender: Any, follower_id: int, target_id: int, target_kind: str,
-                      action: str, action_time_us: int, **_: Any) -> None:
-    actors = tasks.apply_follow if action == "follow" else tasks.apply_unfollow
-    tasks.send_to_clusters(actors, follower_id, target_kind, target_id, action_time_us)
+def on_follow_changed(p: Payload) -> Messages:
+    actors = tasks.apply_follow if p["action"] == "follow" else tasks.apply_unfollow
+    return tasks.cluster_messages(actors, p["follower_id"], p["target_kind"], p["target_id"],
+                                  p["action_time_us"])
 
 
 def connect() -> None:
-    """Connect the receivers (idempotent)."""
-    from graph.events import follow_changed
-    from pins.events import pin_created, pin_deleted
-
-    pin_created.connect(on_pin_created, dispatch_uid="feed.pin_created")
-    pin_deleted.connect(on_pin_deleted, dispatch_uid="feed.pin_deleted")
-    follow_changed.connect(on_follow_changed, dispatch_uid="feed.follow_changed")
+    """Subscribe the feed to the content's and the graph's events (idempotent)."""
+    subscribe(PIN_CREATED, on_pin_created, uid="feed.pin_created")
+    subscribe(PIN_DELETED, on_pin_deleted, uid="feed.pin_deleted")
+    subscribe(FOLLOW_CHANGED, on_follow_changed, uid="feed.follow_changed")

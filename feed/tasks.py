@@ -8,7 +8,7 @@ idempotent and can run twice or out of order; failures retry with exponential ba
 deadletters``).
 
 >>> fan_out_pin.send(pin_id, board_id, created_us)
->>> send_to_clusters(apply_follow, follower_id, "user", followee_id, action_time_us)
+>>> cluster_messages(apply_follow, follower_id, "user", followee_id, action_time_us)
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ def queues() -> list[str]:
     return [PLANNING_QUEUE, *(cluster_queue(cluster) for cluster in CLUSTERS)]
 
 
-def send_to_clusters(actors: ClusterActors, *args: Any) -> None:
-    """Send the same message to each cluster's actor (each on its own queue), together."""
-    send_all(actors[cluster].message(*args) for cluster in CLUSTERS)
+def cluster_messages(actors: ClusterActors, *args: Any) -> list[dramatiq.Message[Any]]:
+    """The same message for each cluster's actor (each on its own queue)."""
+    return [actors[cluster].message(*args) for cluster in CLUSTERS]
 
 
 def _per_cluster(name: str, apply: Callable[..., None], priority: int = 0) -> ClusterActors:

@@ -2,11 +2,12 @@
 call these.
 
 Each action checks its input, then, under the follower's lock, records the change in the
-edge log (one MySQL transaction on the follower's shard) and applies it to Redis: the
-follower's side, then the followee's. The domain event goes out after both, so its receivers
-(the feed's fanout) see the graph as changed. If Redis stays
-unreachable through the retries, :class:`~graph.exceptions.GraphUnavailable` is raised; the
-log already holds the change and ``graph verify`` / ``graph rebuild`` reconcile it.
+edge log with its domain event (one MySQL transaction on the follower's shard) and applies it
+to Redis: the follower's side, then the followee's. The event is published after both, so its
+subscribers (the feed's fanout) see the graph as changed. If Redis stays unreachable through
+the retries, :class:`~graph.exceptions.GraphUnavailable` is raised; the log already holds the
+change and its event (which the outbox relay publishes), and ``graph verify`` / ``graph
+rebuild`` reconcile Redis.
 
 >>> follow_user(alice, bob).changed
 True
@@ -18,7 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graph import edgelog, events, lookup, updates
+from events.record import publish
+from graph import edgelog, lookup, updates
+from graph.edgelog import LogChange
 from graph.events import Action, TargetKind
 from graph.exceptions import InvalidGraphInput
 from graph.store.writes import apply
@@ -42,8 +45,7 @@ def follow_user(follower_id: int | str, user_id: int | str) -> FollowChange:
     with edgelog.follower_lock(follower):
         change = edgelog.record_user_follow(follower, target)
         apply(updates.follow_user(follower, target, change))
-        if change.changed:
-            events.announce(follower, target, "user", "follow", change.time_us)
+        _publish(change)
     return FollowChange(follower, target, "user", "follow", change.changed, change.time_us)
 
 
@@ -53,8 +55,7 @@ def unfollow_user(follower_id: int | str, user_id: int | str) -> FollowChange:
     with edgelog.follower_lock(follower):
         change = edgelog.record_user_unfollow(follower, target)
         apply(updates.unfollow_user(follower, target, change))
-        if change.changed:
-            events.announce(follower, target, "user", "unfollow", change.time_us)
+        _publish(change)
     return FollowChange(follower, target, "user", "unfollow", change.changed, change.time_us)
 
 
@@ -64,8 +65,7 @@ def follow_board(follower_id: int | str, board_id: int | str) -> FollowChange:
     with edgelog.follower_lock(follower):
         change = edgelog.record_board_follow(follower, board, owner)
         apply(updates.follow_board(follower, board, owner, change))
-        if change.changed:
-            events.announce(follower, board, "board", "follow", change.time_us)
+        _publish(change)
     return FollowChange(follower, board, "board", "follow", change.changed, change.time_us)
 
 
@@ -75,9 +75,13 @@ def unfollow_board(follower_id: int | str, board_id: int | str) -> FollowChange:
     with edgelog.follower_lock(follower):
         change = edgelog.record_board_unfollow(follower, board, owner)
         apply(updates.unfollow_board(follower, board, owner, change))
-        if change.changed:
-            events.announce(follower, board, "board", "unfollow", change.time_us)
+        _publish(change)
     return FollowChange(follower, board, "board", "unfollow", change.changed, change.time_us)
+
+
+def _publish(change: LogChange) -> None:
+    if change.event is not None:
+        publish([change.event])
 
 
 def _users(follower_id: int | str, user_id: int | str, verb: str) -> tuple[int, int]:

@@ -3,7 +3,7 @@
 Every action runs under the follower's lock (a MySQL named lock on the follower's shard
 host), writes its rows in one transaction, and reads from the same log what Redis must
 derive from it (does the follower follow the board's owner, which of the owner's boards it
-follows explicitly and since when). The domain event goes out when that transaction commits.
+follows explicitly and since when). A change records its domain event in that transaction.
 
 >>> with follower_lock(alice):
 ...     change = record_user_follow(alice, bob)
@@ -17,7 +17,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 
+from events.record import Event
+from graph import events
 from graph.conf import graph_settings
+from graph.events import Action, TargetKind
 from graph.exceptions import GraphUnavailable
 from graph.lookup import board_owners
 from graph.tables import USER_FOLLOWS_BOARD, USER_FOLLOWS_USER, USER_UNFOLLOWS_BOARD
@@ -40,6 +43,7 @@ class LogChange:
     follows_owner: bool = False
     board_follows: dict[int, int] = field(default_factory=dict)
     cleared_unfollows: list[int] = field(default_factory=list)
+    event: Event | None = None
 
 
 @contextmanager
@@ -65,7 +69,8 @@ def record_user_follow(follower: int, target: int) -> LogChange:
         added = mappings.add(USER_FOLLOWS_USER, follower, target, now)
         time_us = now if added else _sequence(USER_FOLLOWS_USER, follower, target)
         board_follows = board_follows_of_owner(follower, target)
-    return LogChange(added, time_us, board_follows=board_follows)
+        event = _event(added, follower, target, "user", "follow", time_us)
+    return LogChange(added, time_us, board_follows=board_follows, event=event)
 
 
 def record_user_unfollow(follower: int, target: int) -> LogChange:
@@ -76,7 +81,9 @@ def record_user_unfollow(follower: int, target: int) -> LogChange:
         for board in cleared:
             mappings.remove(USER_UNFOLLOWS_BOARD, follower, board)
         board_follows = board_follows_of_owner(follower, target)
-    return LogChange(removed, now, board_follows=board_follows, cleared_unfollows=cleared)
+        event = _event(removed, follower, target, "user", "unfollow", now)
+    return LogChange(removed, now, board_follows=board_follows, cleared_unfollows=cleared,
+                     event=event)
 
 
 def record_board_follow(follower: int, board: int, owner: int) -> LogChange:
@@ -87,7 +94,8 @@ def record_board_follow(follower: int, board: int, owner: int) -> LogChange:
         unmarked = mappings.remove(USER_UNFOLLOWS_BOARD, follower, board)
         follows_owner = mappings.contains(USER_FOLLOWS_USER, follower, owner)
         board_follows = board_follows_of_owner(follower, owner)
-    return LogChange(added or unmarked, time_us, follows_owner, board_follows)
+        event = _event(added or unmarked, follower, board, "board", "follow", time_us)
+    return LogChange(added or unmarked, time_us, follows_owner, board_follows, event=event)
 
 
 def record_board_unfollow(follower: int, board: int, owner: int) -> LogChange:
@@ -97,7 +105,13 @@ def record_board_unfollow(follower: int, board: int, owner: int) -> LogChange:
         follows_owner = mappings.contains(USER_FOLLOWS_USER, follower, owner)
         marked = follows_owner and mappings.add(USER_UNFOLLOWS_BOARD, follower, board, now)
         board_follows = board_follows_of_owner(follower, owner)
-    return LogChange(removed or marked, now, follows_owner, board_follows)
+        event = _event(removed or marked, follower, board, "board", "unfollow", now)
+    return LogChange(removed or marked, now, follows_owner, board_follows, event=event)
+
+
+def _event(changed: bool, follower: int, target: int, kind: TargetKind, action: Action,
+           time_us: int) -> Event | None:
+    return events.follow_changed(follower, target, kind, action, time_us) if changed else None
 
 
 def _sequence(table: MappingTable, from_id: int, to_id: int) -> int:

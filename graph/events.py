@@ -1,38 +1,32 @@
-"""Domain events of the graph, sent once a change is in the edge log and applied to Redis.
+"""Domain events of the graph, recorded in the edge log's transaction (under the follower's
+lock) and published once the change is applied to Redis.
 
-Receivers get IDs and times only, so they can hand them straight to a queue (the following
-feed subscribes to fan a followee's pins in or out):
+Payloads are IDs and times only, so subscribers can turn them straight into queue messages
+(the following feed subscribes to fan a followee's pins in or out):
 
->>> @receiver(follow_changed)
-... def on_follow(sender, follower_id, target_id, target_kind, action, action_time_us, **kw):
-...     ...
+>>> subscribe(FOLLOW_CHANGED, lambda p: [apply_follow.message(p["follower_id"], ...)])
 
 ``target_kind`` is ``"user"`` or ``"board"``, ``action`` is ``"follow"`` or ``"unfollow"``.
-Events go out with ``send_robust``: a failing receiver is logged and never undoes the write.
+If publishing fails, or Redis stays unreachable, the outbox relay publishes the event later.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Literal
 
-from django.dispatch import Signal
-
-logger = logging.getLogger("pinsite.graph.events")
+from events.record import Event, record
+from sharding.ids import shard_of
 
 TargetKind = Literal["user", "board"]
 Action = Literal["follow", "unfollow"]
 
-follow_changed = Signal()
+FOLLOW_CHANGED = "follow_changed"
 """A follow edge changed: ``follower_id, target_id, target_kind, action, action_time_us``."""
 
 
-def announce(follower_id: int, target_id: int, target_kind: TargetKind, action: Action,
-             action_time_us: int) -> None:
-    """Send :data:`follow_changed`, once the change is in the edge log and applied to Redis."""
-    payload = {"follower_id": follower_id, "target_id": target_id, "target_kind": target_kind,
-               "action": action, "action_time_us": action_time_us}
-    for receiver, result in follow_changed.send_robust(sender="graph", **payload):
-        if isinstance(result, Exception):
-            logger.error("receiver %r of follow_changed failed for %s", receiver, payload,
-                         exc_info=result)
+def follow_changed(follower_id: int, target_id: int, target_kind: TargetKind, action: Action,
+                   action_time_us: int) -> Event:
+    """Record the change in the follower's edge-log transaction; the action publishes it."""
+    return record(shard_of(follower_id), FOLLOW_CHANGED, publish_on_commit=False,
+                  follower_id=follower_id, target_id=target_id, target_kind=target_kind,
+                  action=action, action_time_us=action_time_us)

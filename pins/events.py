@@ -1,39 +1,30 @@
-"""Domain events of the content domain, sent once the shard transaction has committed.
+"""Domain events of the content domain, recorded in the shard transaction of the change.
 
-Receivers get IDs and times only (never objects), so they can hand them straight to a queue:
+Payloads are IDs and times only (never objects), so subscribers can turn them straight into
+queue messages (:mod:`events.registry`). They are published right after the commit, or by the
+outbox relay if that fails:
 
->>> @receiver(pin_created)
-... def fan_out(sender, pin_id, board_id, pinner_id, created_at_us, **kwargs): ...
-
-Events go out with ``send_robust``: a failing receiver is logged and never undoes or fails the
-write that already committed.
+>>> subscribe(PIN_CREATED, lambda p: [fan_out_pin.message(p["pin_id"], ...)])
 """
 
 from __future__ import annotations
 
-import logging
-from typing import Any
+from events.record import record
 
-from django.dispatch import Signal
-
-from sharding.hosts import after_commit
-
-logger = logging.getLogger("pinsite.pins.events")
-
-pin_created = Signal()
+PIN_CREATED = "pin_created"
 """A pin (or repin) was created: ``pin_id, board_id, pinner_id, created_at_us``."""
 
-pin_deleted = Signal()
+PIN_DELETED = "pin_deleted"
 """A pin was deleted: ``pin_id, board_id, pinner_id, created_at_us`` (``None`` if unknown)."""
 
 
-def send_after_commit(alias: str, signal: Signal, **payload: Any) -> None:
-    """Send ``signal`` with ``payload`` when the transaction on ``alias`` commits."""
-    after_commit(alias, lambda: _send(signal, payload))
+def pin_created(shard: int, pin_id: int, board_id: int, pinner_id: int,
+                created_at_us: int) -> None:
+    record(shard, PIN_CREATED, pin_id=pin_id, board_id=board_id, pinner_id=pinner_id,
+           created_at_us=created_at_us)
 
 
-def _send(signal: Signal, payload: dict[str, Any]) -> None:
-    for receiver, result in signal.send_robust(sender="pins", **payload):
-        if isinstance(result, Exception):
-            logger.error("receiver %r of a pins event failed for %s", receiver, payload,
-                         exc_info=result)
+def pin_deleted(shard: int, pin_id: int, board_id: int, pinner_id: int,
+                created_at_us: int | None) -> None:
+    record(shard, PIN_DELETED, pin_id=pin_id, board_id=board_id, pinner_id=pinner_id,
+           created_at_us=created_at_us)

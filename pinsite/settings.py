@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "sharding",
+    "events",
     "pins",
     "graph",
     "feed",
@@ -151,6 +152,12 @@ PINSITE_FEED = {
                                     "COUNT_DELAY_MS", "SPECULATIVE_CUTOFF_MS", "PAGE_SIZE",
                                     "MAX_PAGE"]),
 }
+
+# --- Domain events: the outbox relay (PINSITE_EVENTS_RELAY_BATCH, ...; see events/conf.py) -
+
+PINSITE_EVENTS = env.numbers("PINSITE_EVENTS_", [
+    "RELAY_BATCH", "RELAY_POLL_MS", "RELAY_GRACE_MS", "RETENTION_HOURS", "MARK_INTERVAL_MS",
+    "HOLD_BEFORE_PUBLISH_MS", "HOLD_BEFORE_MARK_MS"])
 
 # --- Caches: objects and lists in separate pools (separate connection pools, separate DBs) ---
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from django.db import connections
 
+from sharding import outbox
 from sharding.hosts import cursor, schema_name
 from sharding.ids import types
 from sharding.mappings import registry as mapping_registry
@@ -67,11 +68,13 @@ def existing_tables(alias: str) -> dict[str, set[str]]:
 
 
 def init_host(alias: str, shards: Sequence[int], progress: Progress | None = None) -> HostReport:
-    """Create the missing schemas and tables of ``shards`` on the master ``alias``."""
+    """Create the missing schemas and tables of ``shards`` on the master ``alias``, and the
+    host's event outbox."""
     statements = table_statements()
     existing = existing_tables(alias)
     created_schemas = created_tables = 0
     try:
+        outbox.create(alias)
         for shard in shards:
             schema = schema_name(shard)
             have = existing.get(schema)

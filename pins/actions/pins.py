@@ -1,18 +1,19 @@
 """Pin writes. A pin lives on its board's shard, listed in ``board_has_pins`` and its
 pinner's ``user_has_pins``; a repin is also listed in its source's ``pin_has_repins``.
 
-The pin object and the mappings on its own shard change in one transaction; mappings on
-other shards (a repin's source) change after the commit, and if that shard's host fails they
-are queued and retried until they succeed (they are idempotent). Readers skip list entries whose
-object is gone.
+The pin object, the mappings on its own shard and the domain events change in one
+transaction; mappings on other shards (a repin's source) are recorded there as events too and
+applied after the commit, or queued and retried until they succeed if that shard's host fails
+(they are idempotent). Readers skip list entries whose object is gone.
 """
 
 from __future__ import annotations
 
 import logging
 
+from events.mappings import write_after_commit
+from pins import events
 from pins.domain import JSONObject, Pin, timestamp_text, timestamp_us
-from pins.events import pin_created, pin_deleted, send_after_commit
 from pins.images import ImageInput, StoredImage, delete_stored_image, store_image
 from pins.lookup import load, replace
 from pins.permissions import owned_board, owned_pin
@@ -22,7 +23,6 @@ from sharding import mappings, objects
 from sharding.hosts import atomic
 from sharding.ids import shard_of
 from sharding.mappings import MappingTable, now_sequence
-from sharding.tasks import write_or_enqueue
 
 logger = logging.getLogger("pinsite.pins")
 
@@ -101,15 +101,14 @@ def _insert_pin(pinner_id: int, board_id: int, fields: JSONObject,
     data = {**fields, "board_id": board_id, "pinner_id": pinner_id,
             "created": timestamp_text(created_us), "source_pin_id": source_pin_id}
     shard = shard_of(board_id)
-    with atomic(shard) as alias:
+    with atomic(shard):
         pin_id = objects.create(PIN, shard, data)
         local, remote = _split_by_shard(shard, _edges(pin_id, data))
         for table, from_id, to_id in local:
             mappings.add(table, from_id, to_id, sequence=created_us)
-        send_after_commit(alias, pin_created, pin_id=pin_id, board_id=board_id,
-                          pinner_id=pinner_id, created_at_us=created_us)
-    for table, from_id, to_id in remote:
-        write_or_enqueue("add", table, from_id, to_id, sequence=created_us)
+        for table, from_id, to_id in remote:
+            write_after_commit(shard, "add", table, from_id, to_id, sequence=created_us)
+        events.pin_created(shard, pin_id, board_id, pinner_id, created_us)
     return Pin.from_json(pin_id, data)
 
 
@@ -123,22 +122,19 @@ def _delete_batch(board_id: int, owner_id: int, pin_ids: list[int]) -> int:
 def _delete_pins(shard: int, pins: dict[int, JSONObject]) -> int:
     """Delete pins of one shard with their mappings; list entries whose pin is already gone
     are removed too. Returns how many pin objects existed."""
-    deleted, remote = 0, []
-    with atomic(shard) as alias:
+    deleted = 0
+    with atomic(shard):
         for pin_id, data in pins.items():
-            local, far = _split_by_shard(shard, _edges(pin_id, data))
+            local, remote = _split_by_shard(shard, _edges(pin_id, data))
             for edge in local:
                 mappings.remove(*edge)
-            remote.extend(far)
+            for table, from_id, to_id in remote:
+                write_after_commit(shard, "remove", table, from_id, to_id)
             _forget_repins(pin_id)
             if objects.delete(pin_id):
                 deleted += 1
-                send_after_commit(alias, pin_deleted, pin_id=pin_id,
-                                  board_id=int(data["board_id"]),
-                                  pinner_id=int(data["pinner_id"]),
-                                  created_at_us=_created_us(data))
-    for table, from_id, to_id in remote:
-        write_or_enqueue("remove", table, from_id, to_id)
+                events.pin_deleted(shard, pin_id, int(data["board_id"]),
+                                   int(data["pinner_id"]), _created_us(data))
     return deleted
 
 

@@ -1,5 +1,5 @@
-"""The queues page: messages waiting, delayed and dead per queue, the feed's dead letters, and
-the health of the feed's two HBase clusters."""
+"""The queues page: messages waiting, delayed and dead per queue, the event outbox of every
+shard host, the feed's dead letters, and the health of the feed's two HBase clusters."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from django.http import HttpRequest, HttpResponse
 
+from events.conf import events_settings
+from events.status import backlog
 from feed import tasks as feed_tasks
 from feed.deadletters import DeadLetter, QueueDepth, dead_letters
 from feed.deadletters import queue_depths as depths_of
@@ -60,10 +62,13 @@ def letters() -> list[DeadLetter]:
 
 
 def queues(request: HttpRequest) -> HttpResponse:
-    """Queue depths, dead letters and the feed clusters."""
+    """Queue depths, the event outbox, dead letters and the feed clusters."""
     depths, depth_error = attempt(queue_depths)
+    hosts, outbox_error = attempt(backlog)
     dead, dead_error = attempt(letters)
     return render_page(request, "queues.html", "Queues", {
-        "depths": depths, "depth_error": depth_error, "letters": dead,
+        "depths": depths, "depth_error": depth_error, "outbox": hosts,
+        "outbox_error": outbox_error,
+        "outbox_warning_seconds": events_settings.BACKLOG_WARNING_MS // 1000, "letters": dead,
         "letters_error": dead_error, "shown_letters": SHOWN_LETTERS,
         "clusters": [cluster_health(cluster) for cluster in CLUSTERS]})

@@ -61,7 +61,8 @@ def test_an_unfollow_of_a_board_queues_its_removal_per_cluster(queue: CapturedQu
 
 
 def test_a_deletion_without_its_creation_time_is_logged_not_queued(
-        queue: CapturedQueue, caplog: pytest.LogCaptureFixture) -> None:
+        caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.ERROR, logger="pinsite.feed"):
-        receivers.on_pin_deleted("pins", pin_id=5, board_id=6, pinner_id=7)
-    assert queue.pending == [] and "without created_at_us" in caplog.text
+        messages = receivers.on_pin_deleted({"pin_id": 5, "board_id": 6, "pinner_id": 7,
+                                             "created_at_us": None})
+    assert messages == [] and "without created_at_us" in caplog.text

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from graph.events import follow_changed
+from graph.events import FOLLOW_CHANGED
+from tests.events.helpers import recorded
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -18,13 +19,6 @@ def _vshard_map(django_db_setup: None) -> None:
 
 @pytest.fixture
 def follow_events() -> Iterator[list[dict[str, Any]]]:
-    """Every ``follow_changed`` payload sent during the test."""
-    received: list[dict[str, Any]] = []
-
-    def receiver(sender: object, **payload: Any) -> None:
-        payload.pop("signal")
-        received.append(payload)
-
-    follow_changed.connect(receiver, weak=False)
-    yield received
-    follow_changed.disconnect(receiver)
+    """Every ``follow_changed`` payload published during the test."""
+    with recorded(FOLLOW_CHANGED) as received:
+        yield received

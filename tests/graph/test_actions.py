@@ -7,11 +7,13 @@ from typing import Any
 import pytest
 
 from graph import actions, selectors
+from graph.events import FOLLOW_CHANGED
 from graph.exceptions import GraphNotFound, InvalidGraphInput
 from graph.tables import USER_FOLLOWS_BOARD, USER_FOLLOWS_USER, USER_UNFOLLOWS_BOARD
 from pins.types import BOARD, USER
 from sharding import mappings
 from sharding.ids import compose, shard_of
+from tests.events.helpers import recorded
 from tests.graph.helpers import new_board, new_user
 
 
@@ -151,15 +153,12 @@ def test_the_event_finds_the_edge_already_logged() -> None:
     ann, bob = new_user(), new_user()
     seen: list[bool] = []
 
-    def receiver(sender: object, follower_id: int, target_id: int, **_: Any) -> None:
-        seen.append(mappings.contains(USER_FOLLOWS_USER, follower_id, target_id))
+    def check(payload: dict[str, Any]) -> None:
+        seen.append(mappings.contains(USER_FOLLOWS_USER, payload["follower_id"],
+                                      payload["target_id"]))
 
-    from graph.events import follow_changed
-    follow_changed.connect(receiver, weak=False)
-    try:
+    with recorded(FOLLOW_CHANGED, check):
         actions.follow_user(ann, bob)
-    finally:
-        follow_changed.disconnect(receiver)
     assert seen == [True]
 
 

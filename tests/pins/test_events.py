@@ -1,4 +1,4 @@
-"""Domain events: sent after the commit, with IDs and times only."""
+"""Domain events: recorded with the change, published after the commit, IDs and times only."""
 
 from __future__ import annotations
 
@@ -6,34 +6,24 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.dispatch import Signal
 
 from pins.actions import delete_board, delete_pin, repin
-from pins.events import pin_created, pin_deleted
+from pins.events import PIN_CREATED, PIN_DELETED
 from pins.selectors import get_pin
+from tests.events.helpers import recorded
 from tests.pins.helpers import new_board, new_pin, new_pinner
-
-
-def _record(signal: Signal) -> Iterator[list[dict[str, Any]]]:
-    received: list[dict[str, Any]] = []
-
-    def receiver(sender: object, **payload: Any) -> None:
-        payload.pop("signal")
-        received.append(payload)
-
-    signal.connect(receiver, weak=False)
-    yield received
-    signal.disconnect(receiver)
 
 
 @pytest.fixture
 def created() -> Iterator[list[dict[str, Any]]]:
-    yield from _record(pin_created)
+    with recorded(PIN_CREATED) as received:
+        yield received
 
 
 @pytest.fixture
 def deleted() -> Iterator[list[dict[str, Any]]]:
-    yield from _record(pin_deleted)
+    with recorded(PIN_DELETED) as received:
+        yield received
 
 
 def test_creating_a_pin_sends_pin_created(created: list[dict[str, Any]]) -> None:
@@ -46,16 +36,9 @@ def test_creating_a_pin_sends_pin_created(created: list[dict[str, Any]]) -> None
 
 def test_pin_created_is_sent_once_the_pin_is_readable() -> None:
     seen: list[str] = []
-
-    def receiver(sender: object, pin_id: int, **_: Any) -> None:
-        seen.append(get_pin(pin_id).title)
-
-    pin_created.connect(receiver, weak=False)
-    try:
+    with recorded(PIN_CREATED, lambda payload: seen.append(get_pin(payload["pin_id"]).title)):
         owner = new_pinner()
         new_pin(owner.user_id, new_board(owner.user_id).id, title="Visible")
-    finally:
-        pin_created.disconnect(receiver)
     assert seen == ["Visible"]
 
 
@@ -84,14 +67,11 @@ def test_deleting_a_board_sends_pin_deleted_for_each_pin(deleted: list[dict[str,
     assert {event["pin_id"] for event in deleted} == pins
 
 
-def test_a_failing_receiver_does_not_fail_the_write() -> None:
-    def broken(sender: object, **_: Any) -> None:
+def test_a_failing_subscriber_does_not_fail_the_write() -> None:
+    def broken(payload: dict[str, Any]) -> None:
         raise RuntimeError("feed is down")
 
-    pin_created.connect(broken, weak=False)
-    try:
+    with recorded(PIN_CREATED, broken):
         owner = new_pinner()
         pin = new_pin(owner.user_id, new_board(owner.user_id).id)
-    finally:
-        pin_created.disconnect(broken)
     assert get_pin(pin.id).id == pin.id

@@ -32,8 +32,28 @@ class Command(SubcommandCommand):
         feed.add_argument("--samples", type=int, default=300)
         feed.add_argument("--processes", type=int, default=2, help="worker processes")
         feed.add_argument("--threads", type=int, default=2, help="threads per worker process")
+        events = self.add_subparser(subparsers, parent, "events",
+                                    "the outbox's cost to pins and follows, relay vs raw pika",
+                                    json_output=True)
+        events.add_argument("--samples", type=int, default=200,
+                            help="actions timed per mode (with and without the outbox)")
+        events.add_argument("--events", type=int, default=5000, help="events relayed")
         feed.add_argument("--rounds", type=int, default=3,
                           help="fanouts (each followed by a raw put) whose medians are quoted")
+
+    def handle_events(self, samples: int, events: int, json: bool = False, **_: Any) -> None:
+        from events import bench
+
+        for name, value in (("--samples", samples), ("--events", events)):
+            if value < 1:
+                raise CommandError(f"{name} must be at least 1")
+        figures = bench.run(samples=samples, events=events,
+                            progress=(lambda _: None) if json else self.stderr.write)
+        if json:
+            self.print_json(figures)
+            return
+        for name, value in figures.items():
+            self.stdout.write(f"{name}: {value}")
 
     def handle_graph(self, edges: int, samples: int, writes: int, keep: bool = False,
                      json: bool = False, **_: Any) -> None:

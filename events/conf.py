@@ -1,0 +1,36 @@
+"""Event settings: the ``PINSITE_EVENTS`` dict, resolved lazily with defaults in code.
+
+>>> from events.conf import events_settings
+>>> events_settings.RELAY_GRACE_MS
+2000
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sharding.conf import Settings
+
+DEFAULTS: dict[str, Any] = {
+    # The relay: rows per batch, how often an idle relay looks, and how old a row must be
+    # before the relay takes it (the committing process publishes it itself at once; the
+    # grace keeps the relay from racing that fast path, which only costs duplicates).
+    "RELAY_IN_WORKERS": True,
+    "RELAY_BATCH": 200,
+    "RELAY_POLL_MS": 500,
+    "RELAY_GRACE_MS": 2000,
+    # Sent rows are kept this long (for inspection), then purged by the relay.
+    "RETENTION_HOURS": 24,
+    "PURGE_INTERVAL_MS": 60_000,
+    "PURGE_CHUNK": 5000,
+    # The fast path marks its rows sent in batches, this often, in the background.
+    "MARK_INTERVAL_MS": 200,
+    # An unsent row older than this is a warning in `events show` and the admin.
+    "BACKLOG_WARNING_MS": 60_000,
+    # Test hooks: pause the fast path after the commit, before publishing; pause the relay
+    # after publishing a batch, before marking it sent. Zero in production.
+    "HOLD_BEFORE_PUBLISH_MS": 0,
+    "HOLD_BEFORE_MARK_MS": 0,
+}
+
+events_settings = Settings("PINSITE_EVENTS", DEFAULTS)

@@ -1,0 +1,109 @@
+"""Recording events in the outbox, and the fast path that publishes them after the commit.
+
+>>> with atomic(shard):
+...     pin_id = objects.create(PIN, shard, data)
+...     record(shard, "pin_created", pin_id=pin_id, board_id=board_id, ...)
+
+:func:`record` must run inside the transaction on ``shard``'s master: the row commits or rolls
+back with the change. By default the events of a transaction are published together right
+after its commit; ``publish_on_commit=False`` leaves that to the caller (the graph publishes
+once Redis shows the change). A failed publish is only logged: the row stays unsent and the
+relay (:mod:`events.relay`) publishes it after ``RELAY_GRACE_MS``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connections
+
+from events import marker, registry
+from events.conf import events_settings
+from pinsite.queue import send_all
+from sharding import outbox
+from sharding.hosts import after_commit, alias_for_shard
+from sharding.mappings import now_sequence
+
+log = logging.getLogger("pinsite.events")
+_BATCH = "_pinsite_events"
+_direct = threading.local()
+
+
+@dataclass(frozen=True)
+class Event:
+    """An event recorded on ``alias`` as outbox row ``id`` (``None`` without an outbox)."""
+
+    alias: str
+    id: int | None
+    shard: int
+    name: str
+    payload: dict[str, Any]
+
+
+def record(shard: int, name: str, *, publish_on_commit: bool = True, **payload: Any) -> Event:
+    """Write event ``name`` into the outbox of ``shard``'s host, in the open transaction."""
+    alias = alias_for_shard(shard)
+    connection = connections[alias]
+    if not connection.in_atomic_block:
+        raise RuntimeError(f"event {name} must be recorded inside the transaction on {alias}")
+    row_id = None if _without_outbox() else outbox.insert(alias, shard, name, payload,
+                                                          now_sequence())
+    event = Event(alias, row_id, shard, name, payload)
+    if publish_on_commit:
+        _batch_of_transaction(alias).append(event)
+    return event
+
+
+def publish(events: Sequence[Event]) -> bool:
+    """Publish ``events`` now and have them marked sent; False (and logged) if the broker
+    failed, in which case the relay sends them later."""
+    if not events:
+        return True
+    _hold(events_settings.HOLD_BEFORE_PUBLISH_MS)
+    try:
+        send_all(message for event in events
+                 for message in registry.messages_for(event.name, event.payload))
+    except Exception:
+        log.warning("publishing %d event(s) failed; the relay will send them (first: %s %s)",
+                    len(events), events[0].name, events[0].payload, exc_info=True)
+        return False
+    marker.mark_sent(events)
+    return True
+
+
+def _batch_of_transaction(alias: str) -> list[Event]:
+    """The events of the open transaction on ``alias``, published together on commit (kept
+    on the outermost atomic block, so a rolled-back transaction takes its list with it)."""
+    block = connections[alias].atomic_blocks[0]
+    batch: list[Event] | None = getattr(block, _BATCH, None)
+    if batch is None:
+        batch = []
+        setattr(block, _BATCH, batch)
+        after_commit(alias, lambda: publish(batch))
+    return batch
+
+
+@contextmanager
+def without_outbox() -> Iterator[None]:
+    """Publish after the commit without recording rows (the benchmark's baseline only)."""
+    _direct.on = True
+    try:
+        yield
+    finally:
+        _direct.on = False
+
+
+def _without_outbox() -> bool:
+    return bool(getattr(_direct, "on", False))
+
+
+def _hold(milliseconds: int) -> None:
+    if milliseconds > 0:
+        log.warning("holding %d ms (PINSITE_EVENTS hold setting)", milliseconds)
+        time.sleep(milliseconds / 1000)

@@ -1,0 +1,44 @@
+"""Helpers for event tests: payloads seen by a subscriber, outbox rows read back."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from events.marker import flush
+from events.record import Event
+from events.registry import Payload, subscribe, unsubscribe
+from sharding import outbox
+from sharding.hosts import cursor
+
+
+@contextmanager
+def recorded(event: str, check: Callable[[Payload], Any] | None = None
+             ) -> Iterator[list[Payload]]:
+    """Every payload of ``event`` published during the block (by the fast path or a relay);
+    ``check`` runs on each too, when it is published."""
+    received: list[Payload] = []
+    uid = f"tests.recorded.{event}"
+
+    def recorder(payload: Payload) -> list[Any]:
+        received.append(dict(payload))
+        if check is not None:
+            check(payload)
+        return []
+
+    subscribe(event, recorder, uid=uid)
+    try:
+        yield received
+    finally:
+        unsubscribe(event, uid)
+
+
+def is_sent(event: Event) -> bool:
+    """Whether ``event``'s outbox row is marked sent (after the fast path's marks land)."""
+    flush()
+    with cursor(event.alias) as c:
+        c.execute(f"SELECT sent_us FROM {outbox.TABLE} WHERE id = %s", [event.id])
+        row = c.fetchone()
+    assert row is not None, f"outbox row {event.id} on {event.alias} is missing"
+    return row[0] is not None
