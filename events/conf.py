@@ -24,7 +24,7 @@ DEFAULTS: dict[str, Any] = {
     "PURGE_INTERVAL_MS": 60_000,
     "PURGE_CHUNK": 5000,
     # The fast path marks its rows sent in batches, this often, in the background.
-    "MARK_INTERVAL_MS": 200,
+    "MARK_INTERVAL_MS": 500,
     # An unsent row older than this is a warning in `events show` and the admin.
     "BACKLOG_WARNING_MS": 60_000,
     # Test hooks: pause the fast path after the commit, before publishing; pause the relay

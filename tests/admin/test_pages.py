@@ -6,6 +6,7 @@ import pytest
 from django.test import Client
 
 from pins.actions import create_board, create_pin, create_pinner
+from tests.events.helpers import stale_row
 from tests.pins.helpers import image_bytes, unique_username
 
 PAGES = ["/admin/", "/admin/operations/shards/", "/admin/operations/vshards/",
@@ -83,3 +84,10 @@ def test_pinner_admin_is_read_only_and_searchable(staff: Client, superuser: Clie
     assert superuser.get("/admin/pins/pinner/add/").status_code == 403
     assert superuser.post(f"/admin/pins/pinner/{pinner.pk}/delete/",
                           {"post": "yes"}).status_code == 403
+
+
+def test_queues_page_shows_the_event_outbox_and_warns_about_old_rows(staff: Client) -> None:
+    with stale_row(120) as (alias, _):
+        content = staff.get("/admin/operations/queues/").content.decode()
+    assert "Event outbox" in content and alias in content
+    assert "WARNING: unsent for over 60 s" in content

@@ -10,7 +10,9 @@ from events.marker import flush
 from events.record import Event
 from events.registry import Payload, subscribe, unsubscribe
 from sharding import outbox
-from sharding.hosts import cursor
+from sharding.hosts import atomic, cursor
+from sharding.mappings import now_sequence
+from sharding.topology import current_map
 
 
 @contextmanager
@@ -42,3 +44,17 @@ def is_sent(event: Event) -> bool:
         row = c.fetchone()
     assert row is not None, f"outbox row {event.id} on {event.alias} is missing"
     return row[0] is not None
+
+
+@contextmanager
+def stale_row(age_seconds: float, name: str = "tests_stale") -> Iterator[tuple[str, int]]:
+    """An unsent outbox row written ``age_seconds`` ago on the first master, deleted after."""
+    alias = current_map().masters()[0]
+    shard = current_map().shards_of(alias)[0]
+    with atomic(shard):
+        row_id = outbox.insert(alias, shard, name, {}, now_sequence() - int(age_seconds * 1e6))
+    try:
+        yield alias, row_id
+    finally:
+        with cursor(alias) as c:
+            c.execute(f"DELETE FROM {outbox.TABLE} WHERE id = %s", [row_id])

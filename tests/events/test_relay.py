@@ -1,0 +1,132 @@
+"""The relay: in row order, one relay per host, old sent rows purged; ``events show``."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+from collections.abc import Iterator
+
+import pytest
+from django.core.management import call_command
+from django.db import connections
+from pytest_django import Settings
+
+from events.relay import Relay
+from pins.events import PIN_CREATED
+from sharding import outbox
+from sharding.hosts import cursor
+from sharding.mappings import now_sequence
+from sharding.topology import current_map
+from tests.events.helpers import recorded, stale_row
+from tests.feed.helpers import new_board, new_pin, new_user
+
+NOW_AND_LATER = 2**62
+
+
+@pytest.fixture
+def backlog(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Five pins whose events the fast path failed to publish (this process's broker is
+    unreachable while they are made)."""
+    def unreachable(*_: object) -> None:
+        raise ConnectionError("RabbitMQ unreachable (this process only)")
+
+    owner = new_user()
+    board = new_board(owner)
+    monkeypatch.setattr("events.record.send_all", unreachable)
+    pins = [new_pin(owner, board, f"Backlog {n}") for n in range(5)]
+    monkeypatch.undo()
+    yield pins
+
+
+def _relay_everything() -> int:
+    relay, sent = Relay(), 0
+    for alias in current_map().masters():
+        while moved := relay.relay_host(alias, created_before_us=NOW_AND_LATER):
+            sent += moved
+    return sent
+
+
+def test_the_relay_publishes_a_hosts_rows_in_the_order_they_were_written(
+        backlog: list[int]) -> None:
+    with recorded(PIN_CREATED) as published:
+        assert _relay_everything() >= len(backlog)
+    assert [p["pin_id"] for p in published if p["pin_id"] in backlog] == backlog
+
+
+def test_a_relayed_row_is_not_published_again(backlog: list[int]) -> None:
+    _relay_everything()
+    with recorded(PIN_CREATED) as published:
+        _relay_everything()
+    assert not {p["pin_id"] for p in published} & set(backlog)
+
+
+def test_rows_younger_than_the_grace_period_are_left_to_the_fast_path(
+        backlog: list[int], settings: Settings) -> None:
+    settings.PINSITE_EVENTS = {**settings.PINSITE_EVENTS, "RELAY_GRACE_MS": 3_600_000}
+    with recorded(PIN_CREATED) as published:
+        for alias in current_map().masters():
+            Relay().relay_host(alias)
+    assert not {p["pin_id"] for p in published} & set(backlog)
+
+
+def test_only_the_relay_holding_a_hosts_lease_works_on_it(backlog: list[int],
+                                                          settings: Settings) -> None:
+    settings.PINSITE_EVENTS = {**settings.PINSITE_EVENTS, "RELAY_GRACE_MS": 0}
+    masters = current_map().masters()
+    assert all(outbox.take_lease(alias) for alias in masters)  # this thread's connections
+    try:
+        with recorded(PIN_CREATED) as published:
+            _in_thread(lambda: Relay().run_once())
+        assert not {p["pin_id"] for p in published} & set(backlog)
+    finally:
+        for alias in masters:
+            outbox.release_lease(alias)
+    with recorded(PIN_CREATED) as published:
+        _in_thread(lambda: Relay().run_once())
+    assert set(backlog) <= {p["pin_id"] for p in published}
+
+
+def _in_thread(work: object) -> None:
+    def run() -> None:
+        try:
+            work()  # type: ignore[operator]
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(30)
+
+
+def test_sent_rows_are_purged_after_the_retention_period_and_unsent_ones_never() -> None:
+    with stale_row(48 * 3600) as (alias, unsent_id), stale_row(48 * 3600) as (_, sent_id):
+        outbox.mark_sent(alias, [sent_id], now_sequence() - 25 * 3600 * 10**6)
+        Relay()._purge(alias)
+        with cursor(alias) as c:
+            c.execute(f"SELECT id FROM {outbox.TABLE} WHERE id IN (%s, %s)",
+                      [unsent_id, sent_id])
+            assert [row[0] for row in c.fetchall()] == [unsent_id]
+
+
+def _show(*options: str) -> str:
+    out = io.StringIO()
+    call_command("events", "show", *options, stdout=out)
+    return out.getvalue()
+
+
+def test_events_show_counts_the_backlog_per_host_and_warns_about_old_rows() -> None:
+    with stale_row(120) as (alias, _):
+        hosts = {h["alias"]: h for h in json.loads(_show("--json"))["hosts"]}
+        assert set(hosts) == set(current_map().masters())
+        assert hosts[alias]["unsent"] >= 1 and hosts[alias]["warning"] is True
+        assert hosts[alias]["oldest_unsent_seconds"] >= 120
+        line = next(line for line in _show().splitlines() if line.startswith(alias))
+        assert "WARNING" in line
+
+
+def test_a_fresh_backlog_is_no_warning() -> None:
+    _relay_everything()
+    with stale_row(1) as (alias, _):
+        hosts = {h["alias"]: h for h in json.loads(_show("--json"))["hosts"]}
+    assert hosts[alias]["warning"] is False
