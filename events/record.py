@@ -25,7 +25,7 @@ from django.db import connections
 
 from events import marker, registry
 from events.conf import events_settings
-from pinsite.queue import send_all
+from pinsite.queue import BROKER_ERRORS, send_all
 from sharding import outbox
 from sharding.hosts import after_commit, alias_for_shard
 from sharding.mappings import now_sequence
@@ -69,9 +69,13 @@ def publish(events: Sequence[Event]) -> bool:
     try:
         send_all(message for event in events
                  for message in registry.messages_for(event.name, event.payload))
+    except BROKER_ERRORS as exc:
+        log.warning("publishing %d event(s) failed (%s); the relay will send them (first: "
+                    "%s %s)", len(events), exc, events[0].name, events[0].payload)
+        return False
     except Exception:
-        log.warning("publishing %d event(s) failed; the relay will send them (first: %s %s)",
-                    len(events), events[0].name, events[0].payload, exc_info=True)
+        log.exception("publishing %d event(s) failed; the relay will send them (first: %s %s)",
+                      len(events), events[0].name, events[0].payload)
         return False
     marker.mark_sent(events)
     return True

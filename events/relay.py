@@ -25,7 +25,7 @@ from dramatiq import Message
 
 from events import registry
 from events.conf import events_settings
-from pinsite.queue import send_all
+from pinsite.queue import BROKER_ERRORS, send_all
 from sharding import outbox
 from sharding.exceptions import ShardingError
 from sharding.mappings import now_sequence
@@ -56,10 +56,19 @@ class Relay:
 
     def run(self) -> None:
         """Relay until stopped: at once again after a full batch, else after a poll interval."""
+        failing = False
         try:
             while not self._stop.is_set():
                 try:
                     busy = self.run_once() >= events_settings.RELAY_BATCH
+                    if failing:
+                        log.warning("event relay: publishing again")
+                    failing = False
+                except BROKER_ERRORS as exc:
+                    if not failing:
+                        log.warning("event relay: the broker is unreachable (%s); the outbox "
+                                    "keeps the events, retrying every poll", exc)
+                    failing, busy = True, False
                 except Exception:
                     log.exception("event relay pass failed; retrying")
                     busy = False

@@ -29,6 +29,8 @@ from dramatiq.middleware import default_middleware
 
 # The Prometheus exporter would listen on a fixed, non-loopback port in every worker.
 EXCLUDED_MIDDLEWARE = {"Prometheus"}
+# What a send raises when RabbitMQ cannot be reached or drops the connection.
+BROKER_ERRORS = (dramatiq.errors.ConnectionError, pika.exceptions.AMQPError)
 # Messages per transaction in :func:`send_all` (a feed chunk's message is about 20 kB).
 BATCH = 100
 
