@@ -26,3 +26,8 @@ def follower_chunks(board_id: int) -> Iterator[list[int]]:
             buffer = buffer[chunk:]
     if buffer:
         yield buffer
+
+
+def owner_follower_chunks(owner_id: int) -> Iterator[list[int]]:
+    """A user's followers (explicit and implicit), ``FANOUT_CHUNK`` at a time."""
+    yield from sources.user_followers(owner_id, max(1, int(feed_settings.FANOUT_CHUNK)))

@@ -44,11 +44,12 @@ def follow(cluster: Cluster, follower_id: int, target_kind: str, target_id: int,
 
 def unfollow(cluster: Cluster, follower_id: int, target_kind: str, target_id: int,
              action_time_us: int) -> bool:
-    """Remove the pins of the boards no longer followed; True if the feed may now be short of
-    its cap and needs a rebuild."""
+    """Remove the pins of the boards no longer followed, and entries whose pin is gone; True if
+    the feed may now be short of its cap and needs a rebuild. A followee without boards (a
+    deleted account's) still has its deleted pins swept."""
     boards = _boards(target_kind, target_id)
     gone = set(boards) - sources.boards_followed_among(follower_id, boards)
-    if not gone:
+    if boards and not gone:
         return False
     marked = {entry for board in gone for entry in sources.board_entries(board, cap() + slack())}
     row = storage.read_feed(cluster, follower_id)
@@ -56,8 +57,9 @@ def unfollow(cluster: Cluster, follower_id: int, target_kind: str, target_id: in
     dead = [entry for entry in row.entries if entry.pin_id not in pins]
     marked.update(entry for entry in row.entries
                   if entry.pin_id in pins and int(pins[entry.pin_id]["board_id"]) in gone)
-    storage.change_feed(cluster, follower_id, action_time_us, remove=sorted(
-        marked, key=lambda entry: entry.qualifier))
+    if marked:
+        storage.change_feed(cluster, follower_id, action_time_us, remove=sorted(
+            marked, key=lambda entry: entry.qualifier))
     if dead:
         storage.change_feed(cluster, follower_id, now_sequence(), remove=dead)
     removed = marked.union(dead)

@@ -16,7 +16,7 @@ from dramatiq import Message
 from events.registry import Payload, subscribe
 from feed import tasks
 from graph.events import FOLLOW_CHANGED
-from pins.events import PIN_CREATED, PIN_DELETED
+from pins.events import BOARD_DELETED, PIN_CREATED, PIN_DELETED, USER_DELETED
 from sharding.mappings import now_sequence
 
 log = logging.getLogger("pinsite.feed")
@@ -44,8 +44,18 @@ def on_follow_changed(p: Payload) -> Messages:
                                   p["action_time_us"])
 
 
+def on_board_deleted(p: Payload) -> Messages:
+    return [tasks.forget_board.message(p["board_id"], p["owner_id"], now_sequence())]
+
+
+def on_user_deleted(p: Payload) -> Messages:
+    return tasks.cluster_messages(tasks.forget_user, p["user_id"])
+
+
 def connect() -> None:
     """Subscribe the feed to the content's and the graph's events (idempotent)."""
     subscribe(PIN_CREATED, on_pin_created, uid="feed.pin_created")
     subscribe(PIN_DELETED, on_pin_deleted, uid="feed.pin_deleted")
     subscribe(FOLLOW_CHANGED, on_follow_changed, uid="feed.follow_changed")
+    subscribe(BOARD_DELETED, on_board_deleted, uid="feed.board_deleted")
+    subscribe(USER_DELETED, on_user_deleted, uid="feed.user_deleted")

@@ -31,6 +31,15 @@ def board_followers(board_id: int, chunk: int) -> Iterator[list[int]]:
         return
 
 
+def user_followers(user_id: int, chunk: int) -> Iterator[list[int]]:
+    """Every follower of a user (explicit, then implicit), in chunks; nothing for a user that
+    no longer exists."""
+    try:
+        yield from selectors.iter_user_followers(user_id, chunk=chunk)
+    except GraphNotFound:
+        return
+
+
 def followers_among(board_id: int, user_ids: Sequence[int]) -> set[int]:
     """Those of ``user_ids`` who follow the board now, in one round trip to the board's
     instance (explicit followers, or followers of its owner who did not unfollow it)."""

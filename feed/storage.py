@@ -124,6 +124,11 @@ def change_feed(cluster: Cluster, user_id: int, timestamp: int, *, add: Iterable
     cells.write(cluster, {row: puts}, {row: deletes}, timestamp)
 
 
+def delete_feed(cluster: Cluster, user_id: int, timestamp: int) -> None:
+    """Delete a user's whole feed row (entries, horizons, counters) up to ``timestamp``."""
+    cells.delete_row(cluster, row_key(user_id), timestamp)
+
+
 def count_writes(cluster: Cluster, counts: Mapping[int, int]) -> dict[int, int]:
     """Add to the users' write counters and return the new values: one ``atomicIncrement``
     for a single user, else one ``incrementRows`` plus one multi-row read of the counters."""

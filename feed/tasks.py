@@ -20,10 +20,11 @@ from typing import Any
 
 import dramatiq
 
-from feed import delivery, fanout, follows, rebuild, trim
+from feed import delivery, fanout, follows, rebuild, storage, trim
 from feed.conf import count_delay_ms
 from feed.store.pools import CLUSTERS, Cluster
 from pinsite.queue import BATCH, send_all
+from sharding.mappings import now_sequence
 
 PLANNING_QUEUE = "feed"
 RETRIES: dict[str, Any] = {"max_retries": 100, "min_backoff": 500, "max_backoff": 600_000}
@@ -88,6 +89,10 @@ def _unfollow(cluster: Cluster, follower_id: int, target_kind: str, target_id: i
         rebuild_cluster_feed[cluster].send(follower_id)
 
 
+def _forget_user(cluster: Cluster, user_id: int) -> None:
+    storage.delete_feed(cluster, user_id, now_sequence())
+
+
 def _trim(cluster: Cluster, user_id: int) -> None:
     trim.trim(cluster, user_id)
 
@@ -110,6 +115,7 @@ count_writes = _per_cluster("count", _count, MAINTENANCE)
 trim_feed = _per_cluster("trim", _trim, MAINTENANCE)
 refill_feed = _per_cluster("refill", _refill, MAINTENANCE)
 rebuild_cluster_feed = _per_cluster("rebuild", _rebuild, MAINTENANCE)
+forget_user = _per_cluster("forget_user", _forget_user, MAINTENANCE)
 
 
 # Planning actors.
@@ -125,6 +131,16 @@ def fan_out_pin(pin_id: int, board_id: int, created_us: int) -> None:
 def fan_out_removal(pin_id: int, board_id: int, created_us: int, deleted_us: int) -> None:
     """Take a deleted pin out of the feeds of its board's followers."""
     _send_chunks(retract_pin, fanout.follower_chunks(board_id), pin_id, created_us, deleted_us)
+
+
+@dramatiq.actor(queue_name=PLANNING_QUEUE, actor_name="feed_forget_board", **RETRIES)
+def forget_board(board_id: int, owner_id: int, deleted_us: int) -> None:
+    """Sweep a deleted board's pins out of the feeds of its owner's followers (its explicit
+    followers are swept by the unfollows the graph announces as it drops their follows)."""
+    for chunk in fanout.owner_follower_chunks(owner_id):
+        send_all(message for follower in chunk
+                 for message in cluster_messages(apply_unfollow, follower, "board", board_id,
+                                                 deleted_us))
 
 
 def _send_chunks(actors: ClusterActors, chunks: Iterator[list[int]], *args: Any) -> None:

@@ -20,11 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from events.record import publish
-from graph import edgelog, lookup, updates
+from graph import edgelog, lookup, selectors, updates
 from graph.edgelog import LogChange
 from graph.events import Action, TargetKind
 from graph.exceptions import InvalidGraphInput
 from graph.store.writes import apply
+from graph.tables import USER_FOLLOWS_BOARD, USER_FOLLOWS_USER
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,51 @@ def unfollow_board(follower_id: int | str, board_id: int | str) -> FollowChange:
         apply(updates.unfollow_board(follower, board, owner, change))
         _publish(change)
     return FollowChange(follower, board, "board", "unfollow", change.changed, change.time_us)
+
+
+def forget_board(board_id: int, owner_id: int) -> int:
+    """Take a deleted board out of the graph: every follower's follow of it and unfollow mark
+    (edge log and Redis, implicit follows of the owner recomputed), then its own keys.
+    Idempotent and resumable; returns how many followers it took the board from."""
+    forgotten = 0
+    for follower in selectors.board_followers_and_unfollowers(board_id):
+        with edgelog.follower_lock(follower):
+            change = edgelog.record_board_forget(follower, board_id, owner_id)
+            apply(updates.forget_board(follower, board_id, owner_id, change))
+            _publish(change)
+        forgotten += 1
+    apply([updates.forget_board_keys(board_id)])
+    return forgotten
+
+
+def forget_user(user_id: int) -> int:
+    """Drop every follow of a user being deleted, both ways: theirs of users and boards (from
+    their edge log), and their followers' of them (from Redis; followers of their boards go
+    with the boards). Works while or after the user object goes; idempotent and resumable.
+    Returns how many follows it dropped."""
+    dropped = 0
+    for target in [row[1] for row in edgelog.rows_of_follower(USER_FOLLOWS_USER, user_id)]:
+        dropped += _drop_user_follow(user_id, target)
+    for board in [row[1] for row in edgelog.rows_of_follower(USER_FOLLOWS_BOARD, user_id)]:
+        owner = lookup.board_owners([board], strict=False).get(board)
+        if owner is None:
+            continue  # a deleted board: its own deletion drops this follow
+        with edgelog.follower_lock(user_id):
+            change = edgelog.record_board_unfollow(user_id, board, owner)
+            apply(updates.unfollow_board(user_id, board, owner, change))
+            _publish(change)
+        dropped += 1
+    for follower in selectors.user_followers_of(user_id):
+        dropped += _drop_user_follow(follower, user_id)
+    return dropped
+
+
+def _drop_user_follow(follower: int, target: int) -> int:
+    with edgelog.follower_lock(follower):
+        change = edgelog.record_user_unfollow(follower, target)
+        apply(updates.unfollow_user(follower, target, change))
+        _publish(change)
+    return int(change.changed)
 
 
 def _publish(change: LogChange) -> None:

@@ -8,4 +8,7 @@ class GraphConfig(AppConfig):
     verbose_name = "Follower graph"
 
     def ready(self) -> None:
-        from graph import tables  # noqa: F401  (registers the edge-log mapping tables)
+        from graph import receivers, tables  # tables registers the edge-log mapping tables
+
+        receivers.connect()
+        del tables

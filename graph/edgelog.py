@@ -109,6 +109,19 @@ def record_board_unfollow(follower: int, board: int, owner: int) -> LogChange:
     return LogChange(removed or marked, now, follows_owner, board_follows, event=event)
 
 
+def record_board_forget(follower: int, board: int, owner: int) -> LogChange:
+    """A deleted board's rows of one follower go: its follow and its unfollow mark. An explicit
+    follow that goes is announced as an unfollow (the feed sweeps the board's pins)."""
+    with atomic(shard_of(follower)):
+        now = now_sequence()
+        removed = mappings.remove(USER_FOLLOWS_BOARD, follower, board)
+        unmarked = mappings.remove(USER_UNFOLLOWS_BOARD, follower, board)
+        follows_owner = mappings.contains(USER_FOLLOWS_USER, follower, owner)
+        board_follows = board_follows_of_owner(follower, owner)
+        event = _event(removed, follower, board, "board", "unfollow", now)
+    return LogChange(removed or unmarked, now, follows_owner, board_follows, event=event)
+
+
 def _event(changed: bool, follower: int, target: int, kind: TargetKind, action: Action,
            time_us: int) -> Event | None:
     return events.follow_changed(follower, target, kind, action, time_us) if changed else None

@@ -23,6 +23,7 @@ from graph.keys import (
     IMPLICIT_FOLLOWERS,
     IMPLICIT_FOLLOWING,
     board_key,
+    board_keys,
     user_key,
 )
 from graph.store.writes import Step
@@ -82,6 +83,25 @@ def unfollow_board(follower: int, board: int, owner: int, change: LogChange) -> 
         Step("unfollow_board_in", vshard_of(board), _board_side_keys(board, owner),
              (follower, implicit, flag)),
     ]
+
+
+def forget_board(follower: int, board: int, owner: int, change: LogChange) -> list[Step]:
+    """A deleted board leaves one follower (or unfollower): no mark is left behind."""
+    implicit = "" if change.follows_owner else _text(implicit_time(change.board_follows))
+    flag = _flag(change.follows_owner)
+    return [
+        Step("forget_board_out", vshard_of(follower), _follower_board_keys(follower),
+             (board, owner, implicit, flag)),
+        Step("forget_board_in", vshard_of(board),
+             (board_key(board, BOARD_FOLLOWERS), board_key(board, BOARD_UNFOLLOWERS),
+              user_key(owner, IMPLICIT_FOLLOWERS)),
+             (follower, implicit, flag)),
+    ]
+
+
+def forget_board_keys(board: int) -> Step:
+    """Delete what is left of a deleted board's own keys (its overlap counter among them)."""
+    return Step("forget_board_keys", vshard_of(board), tuple(board_keys(board)), ())
 
 
 def _overlap_keys(board: int) -> tuple[str, str]:

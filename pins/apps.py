@@ -8,4 +8,7 @@ class PinsConfig(AppConfig):
     verbose_name = "Pins"
 
     def ready(self) -> None:
-        from pins import types  # noqa: F401  (registers object types and mapping tables)
+        from pins import receivers, types  # types registers object types and mapping tables
+
+        receivers.connect()
+        del types

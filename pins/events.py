@@ -17,6 +17,19 @@ PIN_CREATED = "pin_created"
 PIN_DELETED = "pin_deleted"
 """A pin was deleted: ``pin_id, board_id, pinner_id, created_at_us`` (``None`` if unknown)."""
 
+BOARD_DELETED = "board_deleted"
+"""A board and its pins were deleted: ``board_id, owner_id``."""
+
+IMAGE_RELEASED = "image_released"
+"""A pin sharing an image went: ``image_pin_id, image, thumbnail`` (the files go if no pin is
+left)."""
+
+ACCOUNT_DELETION_REQUESTED = "account_deletion_requested"
+"""A pinner asked to delete their account: ``user_id``."""
+
+USER_DELETED = "user_deleted"
+"""A pinner's account is gone (the last step of its deletion): ``user_id``."""
+
 
 def pin_created(shard: int, pin_id: int, board_id: int, pinner_id: int,
                 created_at_us: int) -> None:
@@ -28,3 +41,19 @@ def pin_deleted(shard: int, pin_id: int, board_id: int, pinner_id: int,
                 created_at_us: int | None) -> None:
     record(shard, PIN_DELETED, pin_id=pin_id, board_id=board_id, pinner_id=pinner_id,
            created_at_us=created_at_us)
+
+
+def board_deleted(shard: int, board_id: int, owner_id: int) -> None:
+    record(shard, BOARD_DELETED, board_id=board_id, owner_id=owner_id)
+
+
+def image_released(shard: int, image_pin_id: int, image: str, thumbnail: str) -> None:
+    record(shard, IMAGE_RELEASED, image_pin_id=image_pin_id, image=image, thumbnail=thumbnail)
+
+
+def account_deletion_requested(shard: int, user_id: int) -> None:
+    record(shard, ACCOUNT_DELETION_REQUESTED, user_id=user_id)
+
+
+def user_deleted(shard: int, user_id: int) -> None:
+    record(shard, USER_DELETED, user_id=user_id)

@@ -14,3 +14,6 @@ USER_HAS_BOARDS = register(MappingTable("user_has_boards", USER, BOARD))
 USER_HAS_PINS = register(MappingTable("user_has_pins", USER, PIN))
 BOARD_HAS_PINS = register(MappingTable("board_has_pins", BOARD, PIN))
 PIN_HAS_REPINS = register(MappingTable("pin_has_repins", PIN, PIN))
+IMAGE_HAS_PINS = register(MappingTable("image_has_pins", PIN, PIN))
+"""The pins sharing the image that pin ``from_id`` uploaded (itself and its repins' chain), on
+that pin's shard: the image's files go when no existing pin is left in this list."""

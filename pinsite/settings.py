@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "pins",
     "graph",
     "feed",
+    "accounts",
 ]
 
 MIDDLEWARE = [

@@ -20,8 +20,7 @@ from django.conf import settings
 from django.core.management import call_command
 from pytest_django import Settings
 
-from feed import tasks
-from tests.feed.helpers import flush_feed_queues
+from tests.feed.helpers import flush_feed_queues, worker_queues
 
 
 def _reachable(host: str, port: int) -> bool:
@@ -63,10 +62,11 @@ def _private_media(settings: Settings, tmp_path: Path) -> None:
 
 @pytest.fixture
 def worker() -> Iterator[dramatiq.Worker]:
-    """A Dramatiq worker on the real RabbitMQ broker consuming the feed's queues (emptied
-    first of what other tests left), so new pins and follows reach the feeds."""
+    """A Dramatiq worker on the real RabbitMQ broker consuming the feed's and the graph's
+    queues (emptied first of what other tests left), so new pins, follows and deletions reach
+    the graph and the feeds. Its relay publishes what the fast path missed."""
     flush_feed_queues()
-    running = dramatiq.Worker(dramatiq.get_broker(), queues=set(tasks.queues()),
+    running = dramatiq.Worker(dramatiq.get_broker(), queues=set(worker_queues()),
                               worker_threads=4, worker_timeout=100)
     running.start()
     yield running

@@ -44,6 +44,12 @@ def write_column(cluster: Cluster, rows: Sequence[bytes], column: bytes, timesta
     _send(cluster, [BatchMutation(row=row, mutations=mutations) for row in rows], timestamp)
 
 
+def delete_row(cluster: Cluster, row: bytes, timestamp: int) -> None:
+    """Delete every cell of ``row`` at or below ``timestamp`` (HBase ``deleteAllRowTs``)."""
+    run(cluster, lambda hbase: hbase.connection.client.deleteAllRowTs(
+        hbase.name, row, timestamp, {}))
+
+
 def _send(cluster: Cluster, batches: list[BatchMutation], timestamp: int) -> None:
     if batches:
         run(cluster, lambda hbase: hbase.connection.client.mutateRowsTs(

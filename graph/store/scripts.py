@@ -104,6 +104,26 @@ else implicit(KEYS[5], ARGV[2], ARGV[1]) end
 if removed == 1 and redis.call('ZSCORE', KEYS[4], ARGV[1]) then decr(KEYS[6]) end
 """
 
+# A deleted board X of owner O leaves follower A.
+# KEYS: fence, bfe(A), bue(A), fwi(A)   ARGV: board, owner, implicit time, follows owner
+FORGET_BOARD_OUT = """
+redis.call('SREM', KEYS[2], ARGV[1])
+redis.call('SREM', KEYS[3], ARGV[1])
+if ARGV[4] == '0' then implicit(KEYS[4], ARGV[3], ARGV[2]) end
+"""
+
+# KEYS: fence, fre(X), ufe(X), fri(O)   ARGV: follower, implicit time, follows owner
+FORGET_BOARD_IN = """
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('SREM', KEYS[3], ARGV[1])
+if ARGV[3] == '0' then implicit(KEYS[4], ARGV[2], ARGV[1]) end
+"""
+
+# KEYS: fence, then every key of a deleted board
+FORGET_BOARD_KEYS = """
+for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
+"""
+
 # KEYS: fre(X), fre(O), ovl(X): recount the overlap from the two sets (repairs)
 RECOUNT_OVERLAP = """
 local n = 0
@@ -123,6 +143,9 @@ WRITES = {
     "follow_board_in": FOLLOW_BOARD_IN,
     "unfollow_board_out": UNFOLLOW_BOARD_OUT,
     "unfollow_board_in": UNFOLLOW_BOARD_IN,
+    "forget_board_out": FORGET_BOARD_OUT,
+    "forget_board_in": FORGET_BOARD_IN,
+    "forget_board_keys": FORGET_BOARD_KEYS,
 }
 SOURCES = {**{name: PRELUDE + body + EPILOGUE for name, body in WRITES.items()},
            "recount_overlap": RECOUNT_OVERLAP}

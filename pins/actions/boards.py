@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pins import events
 from pins.actions.pins import delete_pins_of_board
 from pins.domain import Board, timestamp_text
 from pins.lookup import load, replace
@@ -45,12 +46,21 @@ def delete_board(actor_id: int, board_id: int) -> int:
     """Delete a board with all its pins (in chunks) and its mappings (owner only).
 
     Pins go first and the board last, so an interrupted delete leaves a smaller board, never
-    pins without one; running it again finishes the job. Returns the number of pins deleted.
+    pins without one; running it again finishes the job. The board's removal records
+    ``board_deleted``, on which the graph drops its follows and the feeds its pins. Returns the
+    number of pins deleted.
     """
     board_id, data = owned_board(actor_id, board_id)
-    deleted = delete_pins_of_board(board_id, int(data["owner_id"]))
-    with atomic(shard_of(board_id)):
+    return remove_board(board_id, int(data["owner_id"]))
+
+
+def remove_board(board_id: int, owner_id: int) -> int:
+    """Delete a board of ``owner_id`` with its pins, whoever asks (account deletion)."""
+    deleted = delete_pins_of_board(board_id, owner_id)
+    shard = shard_of(board_id)
+    with atomic(shard):
         objects.delete(board_id)
-        mappings.remove(USER_HAS_BOARDS, int(data["owner_id"]), board_id)
+        mappings.remove(USER_HAS_BOARDS, owner_id, board_id)
+        events.board_deleted(shard, board_id, owner_id)
     return deleted
 

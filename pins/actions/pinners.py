@@ -1,14 +1,20 @@
-"""Signing up pinners: a user object on a random open shard plus the global index row."""
+"""Signing up pinners (a user object on a random open shard plus the global index row), and
+the content domain's part of deleting them."""
 
 from __future__ import annotations
 
 import random
+from typing import Any
 
-from django.contrib.auth import get_user_model
+from django.contrib.auth import SESSION_KEY, get_user_model
+from django.contrib.sessions.models import Session
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
+from pins import events
 from pins.domain import timestamp_text
 from pins.exceptions import UsernameTaken
+from pins.lookup import load
 from pins.models import Pinner
 from pins.types import USER
 from pins.validation import (
@@ -18,6 +24,8 @@ from pins.validation import (
     clean_username,
 )
 from sharding import objects
+from sharding.hosts import atomic
+from sharding.ids import shard_of
 from sharding.mappings import now_sequence
 from sharding.topology import current_map
 
@@ -67,3 +75,50 @@ def _create_index_row(username: str, password: str | None, email: str, user_id: 
             return Pinner.objects.create(account=account, user_id=user_id)
     except IntegrityError as exc:
         raise _taken(username) from exc
+
+
+def request_account_deletion(user_id: int) -> None:
+    """Start deleting a pinner's account. At once they can no longer sign in (the account is
+    deactivated and its password made unusable, which also ends its sessions; tokens of an
+    inactive account are refused), the user object is marked ``deleting``, and in the same
+    transaction ``account_deletion_requested`` queues the deletion. Asking again is harmless
+    and queues it again (to finish a deletion that was interrupted)."""
+    user_id, data = load(user_id, USER)
+    shard = shard_of(user_id)
+    with atomic(shard):
+        objects.update(user_id, {**data, "deleting": True})
+        events.account_deletion_requested(shard, user_id)
+    account = _account_of(user_id)
+    if account is not None:
+        account.is_active = False
+        account.set_unusable_password()
+        account.save(update_fields=["is_active", "password"])
+
+
+def remove_pinner(user_id: int) -> None:
+    """The last step of an account's deletion: the user object (recording ``user_deleted``),
+    its sessions, API tokens, ``Pinner`` row and auth account; the username is free again.
+    Idempotent: what is already gone is skipped."""
+    shard = shard_of(user_id)
+    with atomic(shard):
+        if objects.delete(user_id):
+            events.user_deleted(shard, user_id)
+    account = _account_of(user_id)
+    if account is None:
+        return
+    _end_sessions(account.pk)
+    with transaction.atomic(using="default"):
+        Pinner.objects.filter(user_id=user_id).delete()
+        account.delete()  # API tokens go with it (on_delete=CASCADE)
+
+
+def _account_of(user_id: int) -> Any:
+    pinner = Pinner.objects.select_related("account").filter(user_id=user_id).first()
+    return None if pinner is None else pinner.account
+
+
+def _end_sessions(account_pk: int) -> None:
+    """Delete the account's stored sessions (Django does not index them by user: one pass)."""
+    for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator():
+        if session.get_decoded().get(SESSION_KEY) == str(account_pk):
+            session.delete()

@@ -17,7 +17,7 @@ from pins.domain import JSONObject, Pin, timestamp_text, timestamp_us
 from pins.images import ImageInput, StoredImage, delete_stored_image, store_image
 from pins.lookup import load, replace
 from pins.permissions import owned_board, owned_pin
-from pins.types import BOARD_HAS_PINS, PIN, PIN_HAS_REPINS, USER_HAS_PINS
+from pins.types import BOARD_HAS_PINS, IMAGE_HAS_PINS, PIN, PIN_HAS_REPINS, USER_HAS_PINS
 from pins.validation import clean_description, clean_link, clean_title
 from sharding import mappings, objects
 from sharding.hosts import atomic
@@ -28,6 +28,8 @@ logger = logging.getLogger("pinsite.pins")
 
 BOARD_DELETE_CHUNK = 500
 SHARED_WITH_SOURCE = ("description", "link", "image", "thumbnail", "width", "height")
+UPLOADED_HERE = 0
+"""``image_of`` of a pin that uploaded its own image (a repin names the uploading pin)."""
 
 Edge = tuple[MappingTable, int, int]
 
@@ -40,7 +42,8 @@ def create_pin(pinner_id: int, board_id: int, title: str, description: str, link
             "link": clean_link(link)}
     stored = store_image(shard_of(board_id), image_file)
     try:
-        return _insert_pin(pinner_id, board_id, {**text, **_image_fields(stored)}, None)
+        return _insert_pin(pinner_id, board_id,
+                           {**text, **_image_fields(stored), "image_of": UPLOADED_HERE}, None)
     except BaseException:
         delete_stored_image(stored)
         raise
@@ -53,6 +56,7 @@ def repin(pinner_id: int, source_pin_id: int, board_id: int, title: str | None =
     board_id, _ = owned_board(pinner_id, board_id)
     fields = {key: source[key] for key in SHARED_WITH_SOURCE}
     fields["title"] = source["title"] if title is None else clean_title(title)
+    fields["image_of"] = _image_pin(source_id, source)
     return _insert_pin(pinner_id, board_id, fields, source_id)
 
 
@@ -88,6 +92,32 @@ def delete_pins_of_board(board_id: int, owner_id: int) -> int:
             deleted += _delete_batch(board_id, owner_id, batch)
             batch = []
     return deleted + (_delete_batch(board_id, owner_id, batch) if batch else 0)
+
+
+def delete_pins_of_user(user_id: int) -> int:
+    """Delete every pin still listed as the user's (account deletion, after their boards)."""
+    deleted = 0
+    for entry in list(mappings.iterate(USER_HAS_PINS, user_id, chunk=BOARD_DELETE_CHUNK)):
+        found = objects.get_many([entry.to_id]).get(entry.to_id)
+        if found is not None:
+            deleted += _delete_pins(shard_of(entry.to_id), {entry.to_id: found})
+    mappings.clear(USER_HAS_PINS, user_id)
+    return deleted
+
+
+def release_image(image_pin_id: int, image: str, thumbnail: str) -> bool:
+    """Delete an image's files once no existing pin shares them (its ``image_has_pins`` list
+    holds only pins that are gone, which are dropped from it); True if the files went.
+    Idempotent: the files of a released image are simply not found again."""
+    sharing = [entry.to_id for entry in mappings.iterate(IMAGE_HAS_PINS, image_pin_id)]
+    alive = objects.get_many(sharing) if sharing else {}
+    for pin_id in sharing:
+        if pin_id not in alive:
+            mappings.remove(IMAGE_HAS_PINS, image_pin_id, pin_id)
+    if alive:
+        return False
+    delete_stored_image(StoredImage(image, thumbnail, 0, 0))
+    return True
 
 
 def _image_fields(stored: StoredImage) -> JSONObject:
@@ -135,7 +165,23 @@ def _delete_pins(shard: int, pins: dict[int, JSONObject]) -> int:
                 deleted += 1
                 events.pin_deleted(shard, pin_id, int(data["board_id"]),
                                    int(data["pinner_id"]), _created_us(data))
+                _release_image(shard, pin_id, data)
     return deleted
+
+
+def _image_pin(pin_id: int, data: JSONObject) -> int | None:
+    """The pin that uploaded this pin's image (its ``image_has_pins`` list tracks who shares
+    the files); ``None`` for pins made before images were tracked, whose files are kept."""
+    image_of = data.get("image_of")
+    if image_of == UPLOADED_HERE:
+        return pin_id
+    return None if image_of is None else int(image_of)
+
+
+def _release_image(shard: int, pin_id: int, data: JSONObject) -> None:
+    image_pin = _image_pin(pin_id, data)
+    if image_pin is not None:
+        events.image_released(shard, image_pin, str(data["image"]), str(data["thumbnail"]))
 
 
 def _forget_repins(pin_id: int) -> None:
@@ -152,6 +198,9 @@ def _edges(pin_id: int, data: JSONObject) -> list[Edge]:
              (USER_HAS_PINS, int(data["pinner_id"]), pin_id)]
     if data.get("source_pin_id") is not None:
         edges.append((PIN_HAS_REPINS, int(data["source_pin_id"]), pin_id))
+    image_pin = _image_pin(pin_id, data)
+    if image_pin is not None:
+        edges.append((IMAGE_HAS_PINS, image_pin, pin_id))
     return edges
 
 

@@ -13,9 +13,12 @@ from unittest import mock
 import dramatiq
 from dramatiq import Message
 
+from accounts import tasks as accounts_tasks
 from feed import storage, tasks
 from feed.store.pools import Cluster
+from graph import tasks as graph_tasks
 from graph.actions import follow_board
+from pins import tasks as pins_tasks
 from pins.actions import create_board, create_pin, create_pinner
 from tests.pins.helpers import image_bytes, unique_username
 
@@ -105,10 +108,16 @@ class CapturedQueue:
         return [message.actor_name for message in self.pending]
 
 
+def worker_queues() -> list[str]:
+    """The queues a test worker consumes: the feed's, the graph's, the content's and account
+    deletion's."""
+    return [*tasks.queues(), graph_tasks.QUEUE, pins_tasks.QUEUE, accounts_tasks.QUEUE]
+
+
 def flush_feed_queues() -> None:
-    """Empty the feed's queues (and their delay and dead-letter queues) of what other tests
+    """Empty the worker's queues (and their delay and dead-letter queues) of what other tests
     left, before a test starts workers."""
     broker: Any = dramatiq.get_broker()
-    for name in tasks.queues():
+    for name in worker_queues():
         broker.declare_queue(name, ensure=True)
         broker.flush(name)

@@ -1,0 +1,1 @@
+"""A pinner's account as a whole: deleting it reaches the content, the graph and the feeds."""
