@@ -27,9 +27,11 @@ class PinnerAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     @admin.display(description="Operations")
     def operations(self, pinner: Pinner) -> str:
-        return format_html('<a href="{}">follower state</a> · <a href="{}?id={}">lookup</a>',
+        return format_html('<a href="{}">follower state</a> · <a href="{}?id={}">lookup</a> · '
+                           '<a href="{}">delete account</a>',
                            reverse("admin:operations-pinner", args=[pinner.user_id]),
-                           reverse("admin:operations-lookup"), pinner.user_id)
+                           reverse("admin:operations-lookup"), pinner.user_id,
+                           reverse("admin:operations-pinner-delete", args=[pinner.user_id]))
 
     def has_view_permission(self, request: HttpRequest, obj: Pinner | None = None) -> bool:
         return bool(request.user.is_active and request.user.is_staff)

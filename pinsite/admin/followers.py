@@ -17,6 +17,7 @@ from graph import selectors as graph
 from graph.differences import VerifyReport
 from graph.vshards import vshard_of
 from pins import selectors as content
+from pins.actions.pinners import request_account_deletion
 from pins.domain import Pin, User, timestamp_text
 from pinsite.admin.pages import attempt, confirmed_action, render_page
 
@@ -168,3 +169,23 @@ def _rebuilt(user_id: int) -> str:
     return (f"{report.verified.scope}: {len(report.verified.differences)} differences found, "
             f"{report.keys_rewritten} keys rewritten, {report.members_fixed} entries fixed, "
             f"{report.overlaps_recounted} overlaps recounted.")
+
+
+def delete_account(request: HttpRequest, user_id: str) -> HttpResponse:
+    """Confirm, then delete the pinner's account, as the pinner could (the same action)."""
+    user, error = attempt(lambda: content.get_user(user_id))
+    if user is None:
+        raise Http404(error)
+    details = [f"Signs {user.username} ({user.id}) out everywhere and disables the account at "
+               "once, then deletes in the background their boards, pins and images, their "
+               "follows both ways and their feeds, and finally the account: the username is "
+               "free again. Repins others made of their pins stay.",
+               "The queues page shows the deletion's events and messages."]
+    return confirmed_action(request, title=f"Delete the account of {user.username}",
+                            details=details, perform=lambda: _deletion_requested(user.id),
+                            done="admin:operations-pinners")
+
+
+def _deletion_requested(user_id: int) -> str:
+    request_account_deletion(user_id)
+    return f"Deleting the account {user_id}: queued."

@@ -29,6 +29,7 @@ PAGES: list[tuple[str, View, str]] = [
     ("pinners/", followers.find_pinner, "pinners"),
     ("pinners/<str:user_id>/", followers.follower_state, "pinner"),
     ("pinners/<str:user_id>/rebuild/", followers.rebuild, "pinner-rebuild"),
+    ("pinners/<str:user_id>/delete/", followers.delete_account, "pinner-delete"),
     ("queues/", queues.queues, "queues"),
 ]
 

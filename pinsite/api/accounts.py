@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from pins.actions import create_pinner
+from pins.actions.pinners import request_account_deletion
 from pins.selectors import get_user, pinner_of_account
 from pinsite.api.base import PinsiteView
 from pinsite.api.details import user_detail
@@ -79,6 +80,12 @@ class SignUpView(PinsiteView):
                            headers={"Location": location})
 
 
+class DeletionSerializer(serializers.Serializer[Any]):
+    deleting = serializers.BooleanField(read_only=True)
+    user_id = ObjectIdField(read_only=True)
+    detail = serializers.CharField(read_only=True)
+
+
 class MeView(PinsiteView):
     """The requesting pinner."""
 
@@ -91,6 +98,19 @@ class MeView(PinsiteView):
         return self.render(MeSerializer, {**user_detail(pinner.user_id),
                                           "email": getattr(account, "email", ""),
                                           "is_staff": bool(getattr(account, "is_staff", False))})
+
+    @extend_schema(request=None, responses={202: DeletionSerializer},
+                   summary="Delete your account and everything you made")
+    def delete(self, request: Request) -> Response:
+        """Deletes the requesting pinner's account: at once it can no longer sign in (tokens
+        and sessions stop working); boards, pins, images, follows both ways and feeds are
+        deleted in the background, and then the username is free again. Repins others made
+        of your pins stay."""
+        pinner = acting_pinner(request)
+        request_account_deletion(pinner.user_id)
+        return self.render(DeletionSerializer, {
+            "deleting": True, "user_id": pinner.user_id,
+            "detail": "Your account is being deleted."}, status=202)
 
 
 class ApiRootSerializer(serializers.Serializer[Any]):

@@ -1,15 +1,18 @@
-"""Sign up, log in, log out."""
+"""Sign up, log in, log out, delete one's account."""
 
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import login, logout
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView, LogoutView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from pins.actions import create_pinner
+from pins.actions.pinners import request_account_deletion
 from pins.exceptions import InvalidContent
+from pinsite.web.acting import require_pinner
 from pinsite.web.errors import domain_errors
 from pinsite.web.forms import SignupForm, add_domain_error
 
@@ -37,3 +40,22 @@ def signup(request: HttpRequest) -> HttpResponse:
                                       "to fill your home feed.")
             return redirect("home")
     return render(request, "accounts/signup.html", {"form": form})
+
+
+@login_required
+@domain_errors
+def delete_account(request: HttpRequest) -> HttpResponse:
+    """Ask for confirmation (the username, typed again), then delete the account: it is signed
+    out at once and everything it made goes in the background."""
+    me = require_pinner(request)
+    error = ""
+    if request.method == "POST":
+        if request.POST.get("username", "").strip().lower() == me.username.lower():
+            request_account_deletion(me.user_id)
+            logout(request)
+            messages.success(request, f"The account {me.username} is being deleted, with its "
+                                      "boards, pins and follows. Goodbye!")
+            return redirect("home")
+        error = "Type your username exactly to confirm."
+    return render(request, "accounts/delete.html", {"username": me.username, "error": error},
+                  status=400 if error else 200)

@@ -12,6 +12,7 @@ urlpatterns = [
     path("signup/", accounts.signup, name="signup"),
     path("login/", accounts.login_view, name="login"),
     path("logout/", accounts.logout_view, name="logout"),
+    path("account/delete/", accounts.delete_account, name="account-delete"),
     path("u/<str:username>/", profiles.boards, name="profile"),
     path("u/<str:username>/pins/", profiles.pins, name="profile-pins"),
     path("u/<str:username>/followers/", profiles.followers, name="profile-followers"),
