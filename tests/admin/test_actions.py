@@ -17,7 +17,10 @@ from django.test import Client
 
 from devstack.pairs import destroy, mysql_pair
 from graph import topology as graph_topology
+from pins.actions import create_pinner
+from sharding import objects
 from sharding.topology import shard_map_document
+from tests.pins.helpers import unique_username
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -132,3 +135,24 @@ def test_shard_promotion_through_the_admin(throwaway_pair: dict[str, str]) -> No
     [message] = outcome["messages"]
     assert message.startswith("Promoted mysqlp1b in place of mysqlp1a for 4 shards")
     assert "fenced read-only" in message
+
+
+def test_account_deletion_asks_for_confirmation_then_starts(superuser: Client) -> None:
+    pinner = create_pinner(unique_username("gone"), "a long passphrase ok")
+    page = superuser.get(f"/admin/operations/pinners/{pinner.user_id}/delete/")
+    assert page.status_code == 200 and "Delete the account of" in page.content.decode()
+    assert pinner.account.is_active
+    response = superuser.post(f"/admin/operations/pinners/{pinner.user_id}/delete/",
+                              follow=True)
+    assert "queued" in response.content.decode()
+    pinner.account.refresh_from_db()
+    assert not pinner.account.is_active
+    assert (objects.get(pinner.user_id) or {}).get("deleting") is True
+
+
+def test_staff_who_are_not_superusers_cannot_delete_accounts(staff: Client) -> None:
+    pinner = create_pinner(unique_username("kept"), None)
+    response = staff.post(f"/admin/operations/pinners/{pinner.user_id}/delete/")
+    assert response.status_code == 403
+    pinner.account.refresh_from_db()
+    assert pinner.account.is_active

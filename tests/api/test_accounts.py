@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from tests.api.helpers import PASSWORD, Caller, error_of, unique_username
+from sharding import objects
+from tests.api.helpers import PASSWORD, Caller, error_of, new_caller, unique_username
 
 
 def test_token_is_issued_for_valid_credentials(anonymous: APIClient, alice: Caller) -> None:
@@ -129,3 +130,17 @@ def test_session_writes_need_the_csrf_token(alice: Caller) -> None:
     response = client.post("/api/v1/boards/", {"name": "No token"}, format="json")
     assert response.status_code == 403
     assert "CSRF" in error_of(response)["detail"]
+
+
+def test_deleting_me_starts_the_deletion_and_refuses_the_token_at_once() -> None:
+    caller = new_caller()
+    response = caller.client.delete("/api/v1/me/")
+    assert response.status_code == 202
+    assert response.json() == {"deleting": True, "user_id": caller.id,
+                               "detail": "Your account is being deleted."}
+    assert caller.client.get("/api/v1/me/").status_code == 401
+    assert (objects.get(caller.user_id) or {}).get("deleting") is True
+
+
+def test_deleting_me_needs_a_pinner() -> None:
+    assert APIClient().delete("/api/v1/me/").status_code == 401

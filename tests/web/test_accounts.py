@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
 from pins.models import Pinner
 from pins.selectors import get_user
+from sharding import objects
 from tests.web.helpers import PASSWORD, new_pinner, text, unique_username
 
 
@@ -83,3 +86,37 @@ def test_an_account_without_a_pinner_profile_sees_a_note_and_cannot_create(
     assert "has no pinner profile" in text(client.get("/"))
     response = client.get("/board/new/")
     assert response.status_code == 403 and "has no pinner profile" in text(response)
+
+
+def _deletion_requested(pinner: Pinner) -> bool:
+    data = objects.get(pinner.user_id)
+    pinner.account.refresh_from_db()
+    return bool(data and data.get("deleting")) and not pinner.account.is_active
+
+
+def test_deleting_the_account_asks_for_the_username_first(
+        pinner: Pinner, login: Callable[[Pinner], Client]) -> None:
+    client = login(pinner)
+    page = text(client.get("/account/delete/"))
+    assert f"Delete the account @{pinner.username}?" in page
+    response = client.post("/account/delete/", {"username": "someone-else"})
+    assert response.status_code == 400 and "Type your username exactly" in text(response)
+    assert not _deletion_requested(pinner)
+
+
+def test_deleting_the_account_signs_out_and_starts_the_deletion(
+        pinner: Pinner, login: Callable[[Pinner], Client]) -> None:
+    client = login(pinner)
+    response = client.post("/account/delete/", {"username": pinner.username.upper()},
+                           follow=True)
+    assert response.redirect_chain[-1][0] == "/"
+    assert f"The account {pinner.username} is being deleted" in text(response)
+    assert _deletion_requested(pinner)
+    assert client.get("/account/delete/")["Location"].startswith("/login/")
+    assert not client.login(username=pinner.username, password=PASSWORD)
+
+
+def test_the_own_profile_links_to_account_deletion(pinner: Pinner,
+                                                   login: Callable[[Pinner], Client]) -> None:
+    page = text(login(pinner).get(f"/u/{pinner.username}/"))
+    assert 'href="/account/delete/"' in page
