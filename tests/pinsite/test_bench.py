@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import io
+import json
+
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from events.bench import BENCH_EVENT
 from pinsite.bench import wait_until_quiet
+from sharding import outbox
+from sharding.hosts import cursor
+from sharding.topology import current_map
 
 
 @pytest.mark.parametrize("option", ["--followers", "--samples", "--processes", "--threads",
@@ -22,3 +29,23 @@ def test_waiting_for_a_quiet_machine_stops_once_it_is_idle_enough() -> None:
 
 def test_waiting_for_a_quiet_machine_gives_up_after_the_longest_wait() -> None:
     assert 0.3 <= wait_until_quiet(idle=1.01, window=0.1, longest=0.3) < 2
+
+
+@pytest.mark.parametrize("option", ["--samples", "--events"])
+def test_events_counts_below_one_are_a_command_error(option: str) -> None:
+    with pytest.raises(CommandError, match=f"{option} must be at least 1"):
+        call_command("bench", "events", option, "0")
+
+
+def test_the_events_bench_reports_both_modes_and_leaves_no_bench_rows() -> None:
+    out = io.StringIO()
+    call_command("bench", "events", "--json", "--samples", "10", "--events", "300", stdout=out)
+    figures = json.loads(out.getvalue())
+    for action in ("pin_create", "follow"):
+        assert figures[action]["outbox"]["samples"] == figures[action]["no_outbox"]["samples"]
+        assert figures[action]["throughput_ratio"] > 0
+    assert figures["relay"]["events"] == 300 and figures["relay"]["raw_publish_per_s"] > 0
+    for alias in current_map().masters():
+        with cursor(alias) as c:
+            c.execute(f"SELECT COUNT(*) FROM {outbox.TABLE} WHERE name = %s", [BENCH_EVENT])
+            assert c.fetchone()[0] == 0

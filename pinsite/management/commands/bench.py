@@ -49,33 +49,21 @@ class Command(SubcommandCommand):
                 raise CommandError(f"{name} must be at least 1")
         figures = bench.run(samples=samples, events=events,
                             progress=(lambda _: None) if json else self.stderr.write)
-        if json:
-            self.print_json(figures)
-            return
-        for name, value in figures.items():
-            self.stdout.write(f"{name}: {value}")
+        self.report(figures, json)
 
     def handle_graph(self, edges: int, samples: int, writes: int, keep: bool = False,
                      json: bool = False, **_: Any) -> None:
         from graph import bench
 
         figures = bench.run(edges=edges, samples=samples, writes=writes, keep=keep)
-        if json:
-            self.print_json(figures)
-            return
-        for name, value in figures.items():
-            self.stdout.write(f"{name}: {value}")
+        self.report(figures, json)
 
     def handle_shards(self, creates: int, gets: int, batches: int, json: bool = False,
                       **_: Any) -> None:
         from sharding import bench
 
         figures = bench.run(creates=creates, gets=gets, batches=batches)
-        if json:
-            self.print_json(figures)
-            return
-        for name, value in figures.items():
-            self.stdout.write(f"{name}: {value}")
+        self.report(figures, json)
 
     def handle_feed(self, followers: int, samples: int, processes: int, threads: int,
                     rounds: int, json: bool = False, **_: Any) -> None:
@@ -89,6 +77,10 @@ class Command(SubcommandCommand):
         figures = bench.run(followers=followers, samples=samples, processes=processes,
                             threads=threads, rounds=rounds,
                             progress=(lambda _: None) if json else self.stderr.write)
+        self.report(figures, json)
+
+    def report(self, figures: dict[str, Any], json: bool) -> None:
+        """Print the figures as JSON or as ``name: value`` lines."""
         if json:
             self.print_json(figures)
             return
