@@ -49,7 +49,7 @@ def bench_noop(index: int) -> None:
     """The bench event's message (never consumed: the bench purges its queue)."""
 
 
-def run(samples: int = 200, events: int = 5000,
+def run(samples: int = 1000, events: int = 5000,
         progress: Callable[[str], object] = lambda _: None) -> dict[str, Any]:
     """Measure and clean up; returns the figures ``--json`` prints."""
     progress("pin creation")

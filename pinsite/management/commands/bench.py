@@ -35,7 +35,7 @@ class Command(SubcommandCommand):
         events = self.add_subparser(subparsers, parent, "events",
                                     "the outbox's cost to pins and follows, relay vs raw pika",
                                     json_output=True)
-        events.add_argument("--samples", type=int, default=200,
+        events.add_argument("--samples", type=int, default=1000,
                             help="actions timed per mode (with and without the outbox)")
         events.add_argument("--events", type=int, default=5000, help="events relayed")
         feed.add_argument("--rounds", type=int, default=3,
