@@ -95,11 +95,15 @@ class Relay:
         (default: the grace period ago), then mark them sent."""
         if created_before_us is None:
             created_before_us = now_sequence() - events_settings.RELAY_GRACE_MS * 1000
-        rows = outbox.unsent(alias, events_settings.RELAY_BATCH, created_before_us)
-        built = [(row, _messages(alias, row)) for row in rows]
-        ready = [(row, messages) for row, messages in built if messages is not None]
-        if not ready:
-            return 0
+        ready: list[tuple[outbox.Row, list[Message[Any]]]] = []
+        after = 0
+        while not ready:
+            rows = outbox.unsent(alias, events_settings.RELAY_BATCH, created_before_us, after)
+            if not rows:
+                return 0
+            built = [(row, _messages(alias, row)) for row in rows]
+            ready = [(row, messages) for row, messages in built if messages is not None]
+            after = rows[-1].id  # a batch of nothing but failing rows: look past it
         send_all(message for _, messages in ready for message in messages)
         _hold(events_settings.HOLD_BEFORE_MARK_MS)
         outbox.mark_sent(alias, [row.id for row, _ in ready], now_sequence())

@@ -1,12 +1,19 @@
-"""The pinner index in the admin: read-only, searchable by username and user ID."""
+"""The pinner index in the admin: read-only, searchable by username and user ID, with one
+confirmed action: deleting the selected pinners' accounts (as each pinner could)."""
 
 from __future__ import annotations
 
-from django.contrib import admin
+from typing import Any
+
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
+from pins.actions.pinners import request_account_deletion
 from pins.models import Pinner
 
 
@@ -20,6 +27,26 @@ class PinnerAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     ordering = ["-created"]
     readonly_fields = ["account", "user_id", "created"]
     show_full_result_count = False
+    actions = ["delete_accounts"]
+
+    @admin.action(description="Delete the selected pinners' accounts…")
+    def delete_accounts(self, request: HttpRequest, queryset: QuerySet[Pinner]) -> Any:
+        """Ask for confirmation, then (superusers only) start deleting each account: signed
+        out at once, everything deleted in the background by the queue."""
+        if not getattr(request.user, "is_superuser", False):
+            self.message_user(request, "Only superusers may delete accounts.", messages.ERROR)
+            return None
+        pinners = list(queryset.select_related("account"))
+        if request.POST.get("confirmed") != "yes":
+            return TemplateResponse(request, "admin/pins/pinner/delete_accounts.html", {
+                **self.admin_site.each_context(request), "title": "Delete accounts",
+                "pinners": pinners, "action": "delete_accounts",
+                "selected": request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)})
+        for pinner in pinners:
+            request_account_deletion(pinner.user_id)
+        self.message_user(request, f"Deleting {len(pinners)} account(s): queued.",
+                          messages.SUCCESS)
+        return None
 
     @admin.display(description="User ID", ordering="user_id")
     def user_id_text(self, pinner: Pinner) -> str:

@@ -25,7 +25,7 @@ from pins.actions import create_pinner, repin
 from pins.actions.pinners import request_account_deletion
 from pins.models import Pinner
 from pins.selectors import get_pin
-from pins.types import USER_HAS_BOARDS, USER_HAS_PINS
+from pins.types import PIN_HAS_REPINS, USER_HAS_BOARDS, USER_HAS_PINS
 from sharding import mappings, objects
 from tests.api.helpers import PASSWORD, new_caller
 from tests.feed.helpers import feed_ids, new_board, new_pin, new_user
@@ -98,6 +98,7 @@ def test_deleting_an_account_removes_everything_it_made_and_follows(
     assert wait_until(lambda: not any(path.exists() for path in lonely_files), timeout=30)
     assert all(path.exists() for path in shared_files)  # the saver's repin still shows one
     assert objects.get(saved) is not None
+    assert wait_until(lambda: not mappings.contains(PIN_HAS_REPINS, theirs, own_repin))
     assert not get_user_model().objects.filter(username=victim.username).exists()
     assert not Token.objects.filter(key=victim.token).exists()
     assert not [s for s in Session.objects.all()

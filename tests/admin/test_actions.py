@@ -18,6 +18,7 @@ from django.test import Client
 from devstack.pairs import destroy, mysql_pair
 from graph import topology as graph_topology
 from pins.actions import create_pinner
+from pins.models import Pinner
 from sharding import objects
 from sharding.topology import shard_map_document
 from tests.pins.helpers import unique_username
@@ -156,3 +157,21 @@ def test_staff_who_are_not_superusers_cannot_delete_accounts(staff: Client) -> N
     assert response.status_code == 403
     pinner.account.refresh_from_db()
     assert pinner.account.is_active
+
+
+def test_the_pinner_list_action_confirms_then_deletes_the_selected_accounts(
+        superuser: Client) -> None:
+    doomed = [create_pinner(unique_username("bulk"), "a long passphrase ok") for _ in range(2)]
+    form = {"action": "delete_accounts",
+            "_selected_action": [str(pinner.pk) for pinner in doomed]}
+    page = superuser.post("/admin/pins/pinner/", form)
+    assert page.status_code == 200 and "Yes, delete 2 accounts" in page.content.decode()
+    assert all(_active(pinner) for pinner in doomed)
+    done = superuser.post("/admin/pins/pinner/", {**form, "confirmed": "yes"}, follow=True)
+    assert "Deleting 2 account(s): queued." in done.content.decode()
+    assert not any(_active(pinner) for pinner in doomed)
+
+
+def _active(pinner: Pinner) -> bool:
+    pinner.account.refresh_from_db()
+    return bool(pinner.account.is_active)

@@ -37,7 +37,7 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def rabbitmq_killed() -> Iterator[Stack]:
+def stack_restoring_rabbitmq() -> Iterator[Stack]:
     """The test stack; RabbitMQ is brought back up afterwards whatever happens."""
     stack = Stack("test")
     try:
@@ -52,7 +52,7 @@ def _everyone_has(followers: list[int], pins: list[int]) -> bool:
 
 
 def test_pins_and_follows_made_while_rabbitmq_is_dead_reach_every_feed(
-        worker: dramatiq.Worker, rabbitmq_killed: Stack) -> None:
+        worker: dramatiq.Worker, stack_restoring_rabbitmq: Stack) -> None:
     owner = new_caller()
     board = new_board(owner)
     followers = [new_caller() for _ in range(3)]
@@ -60,7 +60,7 @@ def test_pins_and_follows_made_while_rabbitmq_is_dead_reach_every_feed(
         assert follower.client.put(f"/api/v1/users/{owner.id}/follow/").status_code == 200
     assert wait_until(lambda: _everyone_has([f.user_id for f in followers], []), timeout=5)
 
-    rabbitmq_killed.kill("rabbitmq")
+    stack_restoring_rabbitmq.kill("rabbitmq")
     pins = []
     for number in range(3):
         response = owner.client.post("/api/v1/pins/", {
@@ -70,7 +70,7 @@ def test_pins_and_follows_made_while_rabbitmq_is_dead_reach_every_feed(
         pins.append(int(response.json()["id"]))
     late = new_caller()
     assert late.client.put(f"/api/v1/users/{owner.id}/follow/").status_code == 200
-    rabbitmq_killed.up(["rabbitmq"])
+    stack_restoring_rabbitmq.up(["rabbitmq"])
 
     receivers = [f.user_id for f in followers] + [late.user_id]
     assert wait_until(lambda: _everyone_has(receivers, pins), timeout=60, every=0.5)

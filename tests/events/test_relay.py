@@ -6,12 +6,16 @@ import io
 import json
 import threading
 from collections.abc import Iterator
+from contextlib import ExitStack
+from typing import Any
 
 import pytest
 from django.core.management import call_command
 from django.db import connections
+from dramatiq import Message
 from pytest_django import Settings
 
+from events.registry import subscribe, unsubscribe
 from events.relay import Relay
 from pins.events import PIN_CREATED
 from sharding import outbox
@@ -130,3 +134,24 @@ def test_a_fresh_backlog_is_no_warning() -> None:
     with stale_row(1) as (alias, _):
         hosts = {h["alias"]: h for h in json.loads(_show("--json"))["hosts"]}
     assert hosts[alias]["warning"] is False
+
+
+def _poisoned(payload: dict[str, Any]) -> list[Message[Any]]:
+    raise ValueError("a subscriber fails on this row")
+
+
+def test_a_batch_of_rows_no_subscriber_can_handle_does_not_stop_the_rows_after_it(
+        settings: Settings) -> None:
+    settings.PINSITE_EVENTS = {**settings.PINSITE_EVENTS, "RELAY_BATCH": 3}
+    alias = current_map().masters()[0]
+    _relay_everything()
+    with ExitStack() as rows:
+        poison = [rows.enter_context(stale_row(10, "tests_poison"))[1] for _ in range(3)]
+        _, fine = rows.enter_context(stale_row(5, "tests_fine"))
+        subscribe("tests_poison", _poisoned, uid="tests.poison")
+        try:
+            assert Relay().relay_host(alias, created_before_us=NOW_AND_LATER) == 1
+        finally:
+            unsubscribe("tests_poison", "tests.poison")
+        unsent = {row.id for row in outbox.unsent(alias, 100, NOW_AND_LATER)}
+        assert set(poison) <= unsent and fine not in unsent
