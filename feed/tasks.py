@@ -89,8 +89,13 @@ def _unfollow(cluster: Cluster, follower_id: int, target_kind: str, target_id: i
         rebuild_cluster_feed[cluster].send(follower_id)
 
 
-def _forget_user(cluster: Cluster, user_id: int) -> None:
+def _forget_user(cluster: Cluster, user_id: int, again: bool = True) -> None:
+    """Delete a deleted user's feed row; once more after the delayed write counting, which
+    may still add a counter for deliveries that were under way."""
     storage.delete_feed(cluster, user_id, now_sequence())
+    if again:
+        forget_user[cluster].send_with_options(args=(user_id, False),
+                                               delay=2 * (count_delay_ms() or 0) + 1000)
 
 
 def _trim(cluster: Cluster, user_id: int) -> None:
