@@ -9,7 +9,7 @@ Measured in one run:
   batch put of the same number of rows (one ``mutateRowsTs`` per ``FANOUT_CHUNK`` rows) to a
   scratch table on the primary. Fanouts and raw puts alternate, ``rounds`` of each after one
   uncounted warm-up round (the workers idle during a raw put), each once the machine is quiet
-  (:func:`pinsite.bench.wait_until_quiet`), and the medians are compared;
+  (:func:`toolkit.bench.wait_until_quiet`), and the medians are compared;
 * a 50-pin feed page, hydrated (object cache warm), p50/p99; beside a raw ``row()`` of the
   same feed row plus a raw multi-get of its 50 pins (one ``UNION ALL`` per MySQL host).
 """
@@ -43,12 +43,12 @@ from pins.actions import create_board, create_pin, create_pinner
 from pins.domain import timestamp_text
 from pins.selectors import get_pin
 from pins.types import PIN, USER
-from pinsite.bench import latency, ratio, wait_until_quiet
 from sharding import objects
 from sharding.hosts import cursor
 from sharding.ids import MAX_LOCAL, compose
 from sharding.mappings import now_sequence
 from sharding.topology import current_map
+from toolkit.bench import latency, ratio, wait_until_quiet
 
 SETUP_THREADS = 16
 POLL_SECONDS = 0.002

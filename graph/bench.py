@@ -30,9 +30,9 @@ from graph.store import admin
 from graph.vshards import vshard_count
 from pins.actions import create_pinner
 from pins.types import USER
-from pinsite.bench import Latency, percentile, rate, ratio
 from sharding.ids import compose
 from sharding.topology import current_map as current_shard_map
+from toolkit.bench import Latency, percentile, rate, ratio
 
 FOLLOWS_PER_USER = 20
 POPULAR_USERS = 100

@@ -15,11 +15,11 @@ from typing import Any
 import MySQLdb
 from django.conf import settings
 
-from pinsite.bench import latency, rate, ratio
 from sharding import objects
 from sharding.hosts import schema_name
 from sharding.ids import ObjectType, decompose, types
 from sharding.topology import current_map
+from toolkit.bench import latency, rate, ratio
 
 PAYLOAD = {"title": "A benchmark pin", "description": "x" * 200, "link": "https://example.org/"}
 

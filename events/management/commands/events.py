@@ -10,11 +10,13 @@ from django.core.management.base import CommandError, CommandParser
 from events.conf import events_settings
 from events.relay import Relay
 from events.status import HostBacklog, backlog
-from pinsite.commands import SubcommandCommand
+from sharding.exceptions import ShardingError
+from toolkit.commands import SubcommandCommand
 
 
 class Command(SubcommandCommand):
     help = "Domain events: the outbox backlog per shard host, or run a relay in the foreground."
+    error_types = (ShardingError,)
 
     def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
         self.add_subparser(subparsers, parent, "show",

@@ -13,8 +13,8 @@ from feed.exceptions import FeedError, FeedUnavailable
 from feed.schema import Entry
 from feed.store.pools import CLUSTERS
 from graph.exceptions import GraphError
-from pinsite.commands import SubcommandCommand
 from sharding.exceptions import ShardingError
+from toolkit.commands import SubcommandCommand
 
 
 class Command(SubcommandCommand):

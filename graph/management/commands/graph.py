@@ -11,8 +11,8 @@ from graph.differences import VerifyReport
 from graph.exceptions import GraphError
 from graph.health import instance_health
 from graph.vshards import vshard_count
-from pinsite.commands import SubcommandCommand, progress
 from sharding.exceptions import ShardingError
+from toolkit.commands import SubcommandCommand, progress
 
 SHOWN_DIFFERENCES = 50
 

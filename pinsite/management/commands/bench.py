@@ -6,11 +6,13 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from pinsite.commands import SubcommandCommand
+from sharding.exceptions import ShardingError
+from toolkit.commands import SubcommandCommand
 
 
 class Command(SubcommandCommand):
     help = "Benchmark a component against the raw ceiling of the store underneath it."
+    error_types = (ShardingError,)
 
     def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
         shards = self.add_subparser(subparsers, parent, "shards",

@@ -13,8 +13,8 @@ from graph.exceptions import GraphError
 from pins.demo import DEMO_PASSWORD, DEMO_USERNAME, DemoPlan, seed_demo
 from pins.exceptions import ContentError
 from pins.models import Pinner
-from pinsite.commands import progress
 from sharding.exceptions import ShardingError
+from toolkit.commands import progress
 
 
 def _count(text: str) -> int:

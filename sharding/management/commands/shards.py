@@ -8,16 +8,17 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from pinsite.commands import SubcommandCommand, progress
 from sharding import failover, ids, layout, replication, schema
 from sharding.exceptions import ShardingError
 from sharding.hosts import schema_name
 from sharding.shardmap import ShardRange
 from sharding.topology import current_map, publish_initial_map, shard_map_document
+from toolkit.commands import SubcommandCommand, progress
 
 
 class Command(SubcommandCommand):
     help = "Operate the logical shards: decode IDs, create shards, show the map, promote replicas."
+    error_types = (ShardingError,)
 
     def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
         decode = self.add_subparser(subparsers, parent, "decode", "decode 64-bit object IDs",

@@ -14,8 +14,6 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from sharding.exceptions import ShardingError
-
 
 class SubcommandCommand(BaseCommand):
     """A command with subcommands (``manage.py shards init``); store errors become
@@ -39,8 +37,9 @@ class SubcommandCommand(BaseCommand):
             sub.add_argument("--json", action="store_true", help="print JSON for scripts")
         return sub
 
-    error_types: tuple[type[Exception], ...] = (ShardingError,)
-    """Domain errors shown as a one-line :class:`CommandError` instead of a traceback."""
+    error_types: tuple[type[Exception], ...] = ()
+    """Domain errors shown as a one-line :class:`CommandError` instead of a traceback (each
+    app's commands name their store's errors)."""
 
     def handle(self, *args: Any, **options: Any) -> None:
         method = getattr(self, f"handle_{options['subcommand'].replace('-', '_')}")
