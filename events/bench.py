@@ -32,11 +32,11 @@ from events.relay import Relay
 from graph.actions import follow_user
 from pins.actions import create_board, create_pin, create_pinner
 from pins.demo import demo_pictures
-from pinsite.queue import raw_publish
 from sharding import outbox
 from sharding.hosts import atomic, cursor
 from sharding.topology import current_map
 from toolkit.bench import Latency, percentile, ratio
+from toolkit.queue import raw_publish
 
 BENCH_EVENT = "bench_event"
 BENCH_QUEUE = "events_bench"

@@ -25,10 +25,10 @@ from django.db import connections
 
 from events import marker, registry
 from events.conf import events_settings
-from pinsite.queue import BROKER_ERRORS, send_all
 from sharding import outbox
 from sharding.hosts import after_commit, alias_for_shard
 from sharding.mappings import now_sequence
+from toolkit.queue import BROKER_ERRORS, send_all
 
 log = logging.getLogger("pinsite.events")
 _BATCH = "_pinsite_events"

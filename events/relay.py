@@ -25,11 +25,11 @@ from dramatiq import Message
 
 from events import registry
 from events.conf import events_settings
-from pinsite.queue import BROKER_ERRORS, send_all
 from sharding import outbox
 from sharding.exceptions import ShardingError
 from sharding.mappings import now_sequence
 from sharding.topology import current_map
+from toolkit.queue import BROKER_ERRORS, send_all
 
 log = logging.getLogger("pinsite.events")
 HOUR_US = 3600 * 1_000_000

@@ -23,8 +23,8 @@ import dramatiq
 from feed import delivery, fanout, follows, rebuild, storage, trim
 from feed.conf import count_delay_ms
 from feed.store.pools import CLUSTERS, Cluster
-from pinsite.queue import BATCH, send_all
 from sharding.mappings import now_sequence
+from toolkit.queue import BATCH, send_all
 
 PLANNING_QUEUE = "feed"
 RETRIES: dict[str, Any] = {"max_retries": 100, "min_backoff": 500, "max_backoff": 600_000}

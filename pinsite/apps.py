@@ -8,6 +8,6 @@ class PinsiteConfig(AppConfig):
     verbose_name = "pinsite"
 
     def ready(self) -> None:
-        from pinsite import queue
+        from toolkit import queue
 
         queue.configure_broker()

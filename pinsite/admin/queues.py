@@ -18,8 +18,8 @@ from feed.speculative import answers
 from feed.store.pools import CLUSTERS, Cluster, address
 from pins.types import USER
 from pinsite.admin.pages import attempt, render_page
-from pinsite.queue import declared_queues
 from sharding import ids
+from toolkit.queue import declared_queues
 
 SHOWN_LETTERS = 50
 PROBE_USER = ids.compose(0, USER.type_id, 1)

@@ -1,4 +1,4 @@
-"""Sending messages together (``pinsite.queue.send_all``) on the real RabbitMQ."""
+"""Sending messages together (``toolkit.queue.send_all``) on the real RabbitMQ."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import dramatiq
 import pytest
 from dramatiq import Message
 
-from pinsite import queue
-from pinsite.queue import Broker, send_all
+from toolkit import queue
+from toolkit.queue import Broker, send_all
 
 SCRATCH = "pinsite_test_batches"
 
