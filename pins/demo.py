@@ -40,6 +40,11 @@ TOPICS = {
     "Street style": ("rain jacket", "canvas tote", "wool coat", "bright sneakers"),
     "Buildings": ("brutalist stair", "glass atrium", "timber pavilion", "brick arches"),
 }
+INTEREST_OF_TOPIC = {
+    "Weeknight dinners": "food-and-drink", "Small gardens": "gardening",
+    "Cozy interiors": "home-decor", "Trips to take": "travel", "Things to make": "diy-and-crafts",
+    "Watercolour": "art", "Street style": "fashion", "Buildings": "architecture",
+}
 ADJECTIVES = ("easy", "bright", "quiet", "bold", "simple", "lovely", "rustic", "tiny", "golden")
 
 
@@ -128,7 +133,8 @@ def _demo_boards(plan: DemoPlan, rng: random.Random, user_id: int, pictures: lis
     for number in range(plan.boards_per_user):
         topic = topics[number % len(topics)]
         name = topic if number < len(topics) else f"{topic} {number // len(topics) + 1}"
-        board = create_board(user_id, name, f"Ideas for {topic.lower()}.")
+        board = create_board(user_id, name, f"Ideas for {topic.lower()}.",
+                             INTEREST_OF_TOPIC[topic])
         report.boards += 1
         step()
         boards.append(board.id)

@@ -72,12 +72,13 @@ class Board:
     name: str
     description: str
     created: datetime
+    interest: str | None = None
 
     @classmethod
     def from_json(cls, board_id: int, data: JSONObject) -> Board:
         return cls(id=board_id, owner_id=int(data["owner_id"]), name=data["name"],
                    description=data.get("description", ""),
-                   created=parse_timestamp(data["created"]))
+                   created=parse_timestamp(data["created"]), interest=data.get("interest"))
 
     @property
     def created_us(self) -> int:
@@ -100,6 +101,7 @@ class Pin:
     height: int
     created: datetime
     source_pin_id: int | None
+    interest: str | None = None
 
     @classmethod
     def from_json(cls, pin_id: int, data: JSONObject) -> Pin:
@@ -109,7 +111,8 @@ class Pin:
                    link=data.get("link", ""), image=data["image"], thumbnail=data["thumbnail"],
                    width=int(data["width"]), height=int(data["height"]),
                    created=parse_timestamp(data["created"]),
-                   source_pin_id=None if source is None else int(source))
+                   source_pin_id=None if source is None else int(source),
+                   interest=data.get("interest"))
 
     @property
     def created_us(self) -> int:

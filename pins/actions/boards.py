@@ -5,6 +5,7 @@ from __future__ import annotations
 from pins import events
 from pins.actions.pins import delete_pins_of_board
 from pins.domain import Board, timestamp_text
+from pins.interests import clean_interest
 from pins.lookup import load, replace
 from pins.permissions import owned_board
 from pins.types import BOARD, USER, USER_HAS_BOARDS
@@ -15,12 +16,15 @@ from sharding.ids import shard_of
 from sharding.mappings import now_sequence
 
 
-def create_board(owner_id: int, name: str, description: str = "") -> Board:
-    """Create a board on the owner's shard and list it first in the owner's boards."""
+def create_board(owner_id: int, name: str, description: str = "",
+                 interest: str | None = None) -> Board:
+    """Create a board on the owner's shard and list it first in the owner's boards; its
+    ``interest`` (a taxonomy slug, optional) is carried by the pins made on it."""
     owner_id, _ = load(owner_id, USER)
     created_us = now_sequence()
     data = {"owner_id": owner_id, "name": clean_board_name(name),
-            "description": clean_description(description), "created": timestamp_text(created_us)}
+            "description": clean_description(description), "created": timestamp_text(created_us),
+            "interest": clean_interest(interest)}
     shard = shard_of(owner_id)
     with atomic(shard):
         board_id = objects.create(BOARD, shard, data)
@@ -29,14 +33,18 @@ def create_board(owner_id: int, name: str, description: str = "") -> Board:
 
 
 def update_board(actor_id: int, board_id: int, *, name: str | None = None,
-                 description: str | None = None) -> Board:
-    """Rename a board or change its description (owner only); ``None`` keeps a field."""
+                 description: str | None = None, interest: str | None = None) -> Board:
+    """Rename a board, change its description or its interest (owner only); ``None`` keeps a
+    field, an ``interest`` of ``""`` clears it. Pins made from then on carry the new
+    interest."""
     board_id, data = owned_board(actor_id, board_id)
     changed = dict(data)
     if name is not None:
         changed["name"] = clean_board_name(name)
     if description is not None:
         changed["description"] = clean_description(description)
+    if interest is not None:
+        changed["interest"] = clean_interest(interest)
     if changed != data:
         replace(board_id, BOARD, changed)
     return Board.from_json(board_id, changed)

@@ -1,5 +1,6 @@
 """Pin writes. A pin lives on its board's shard, listed in ``board_has_pins`` and its
-pinner's ``user_has_pins``; a repin is also listed in its source's ``pin_has_repins``.
+pinner's ``user_has_pins``; a repin is also listed in its source's ``pin_has_repins``. A pin
+carries the interest its board had when it was made.
 
 The pin object, the mappings on its own shard and the domain events change in one
 transaction; mappings on other shards (a repin's source) are recorded there as events too and
@@ -37,9 +38,9 @@ Edge = tuple[MappingTable, int, int]
 def create_pin(pinner_id: int, board_id: int, title: str, description: str, link: str,
                image_file: ImageInput) -> Pin:
     """Pin an uploaded image to one of the pinner's own boards."""
-    board_id, _ = owned_board(pinner_id, board_id)
+    board_id, board = owned_board(pinner_id, board_id)
     text = {"title": clean_title(title), "description": clean_description(description),
-            "link": clean_link(link)}
+            "link": clean_link(link), "interest": board.get("interest")}
     stored = store_image(shard_of(board_id), image_file)
     try:
         return _insert_pin(pinner_id, board_id,
@@ -53,8 +54,9 @@ def repin(pinner_id: int, source_pin_id: int, board_id: int, title: str | None =
     """Save someone's (or one's own) pin to one of the pinner's boards; the repin shares the
     source's image, description and link, and records ``source_pin_id``."""
     source_id, source = load(source_pin_id, PIN)
-    board_id, _ = owned_board(pinner_id, board_id)
+    board_id, board = owned_board(pinner_id, board_id)
     fields = {key: source[key] for key in SHARED_WITH_SOURCE}
+    fields["interest"] = board.get("interest")
     fields["title"] = source["title"] if title is None else clean_title(title)
     fields["image_of"] = _image_pin(source_id, source)
     return _insert_pin(pinner_id, board_id, fields, source_id)

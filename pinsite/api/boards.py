@@ -23,7 +23,8 @@ class BoardsView(PinsiteView):
                    summary="Create a board of the requesting pinner")
     def post(self, request: Request) -> Response:
         data = self.checked(BoardInput)
-        board = actions.create_board(self.pinner_id(), data["name"], data.get("description", ""))
+        board = actions.create_board(self.pinner_id(), data["name"], data.get("description", ""),
+                                     data.get("interest"))
         location = request.build_absolute_uri(reverse("api-board", args=[board.id]))
         return self.render(BoardSerializer, board, status=201, headers={"Location": location})
 
@@ -35,11 +36,12 @@ class BoardView(PinsiteView):
         return self.render(BoardDetailSerializer, board_detail(path_id(board_id, "board")))
 
     @extend_schema(request=BoardInput(partial=True), responses={200: BoardSerializer},
-                   summary="Rename a board or change its description (owner only)")
+                   summary="Rename a board, change its description or interest (owner only)")
     def patch(self, request: Request, board_id: str) -> Response:
         data = self.checked(BoardInput, partial=True)
         board = actions.update_board(self.pinner_id(), path_id(board_id, "board"),
-                                     name=data.get("name"), description=data.get("description"))
+                                     name=data.get("name"), description=data.get("description"),
+                                     interest=_interest_change(data))
         return self.render(BoardSerializer, board)
 
     @extend_schema(request=None, responses={204: OpenApiResponse(description="Deleted.")},
@@ -47,6 +49,13 @@ class BoardView(PinsiteView):
     def delete(self, request: Request, board_id: str) -> Response:
         actions.delete_board(self.pinner_id(), path_id(board_id, "board"))
         return Response(status=204)
+
+
+def _interest_change(data: dict[str, Any]) -> str | None:
+    """``None`` keeps the interest (not sent); ``""`` clears it (sent empty or null)."""
+    if "interest" not in data:
+        return None
+    return data["interest"] or ""
 
 
 class BoardPinsView(PageView):

@@ -7,7 +7,7 @@ from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from pinsite.api import accounts, boards, feed, graph, pins, users
+from pinsite.api import accounts, boards, feed, graph, interests, pins, users
 from pinsite.api.base import PinsiteView
 
 
@@ -41,6 +41,7 @@ urlpatterns = [
     path("users/<str:user_id>/following/", graph.UserFollowingView.as_view(),
          name="api-user-following"),
     path("users/<str:user_id>/follow/", graph.FollowUserView.as_view(), name="api-user-follow"),
+    path("interests/", interests.InterestsView.as_view(), name="api-interests"),
     path("boards/", boards.BoardsView.as_view(), name="api-boards"),
     path("boards/<str:board_id>/", boards.BoardView.as_view(), name="api-board"),
     path("boards/<str:board_id>/pins/", boards.BoardPinsView.as_view(), name="api-board-pins"),

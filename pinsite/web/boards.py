@@ -19,9 +19,10 @@ from graph.selectors import (
     follow_kind,
     is_following_board,
 )
-from pins.actions import create_board, delete_board
+from pins.actions import create_board, delete_board, update_board
 from pins.domain import Board
 from pins.exceptions import InvalidContent
+from pins.interests import interest
 from pins.selectors import board_pin_count, get_board, get_user, pins_of_board
 from pinsite.web.acting import acting_user_id, require_pinner
 from pinsite.web.errors import domain_errors
@@ -46,13 +47,38 @@ def create(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             board = create_board(me.user_id, form.cleaned_data["name"],
-                                 form.cleaned_data["description"])
+                                 form.cleaned_data["description"],
+                                 form.cleaned_data["interest"])
         except InvalidContent as exc:
             add_domain_error(form, exc)
         else:
             messages.success(request, f"Board “{board.name}” created.")
             return redirect("board", board.id)
     return render(request, "boards/create.html", {"form": form})
+
+
+@login_required
+@domain_errors
+def edit(request: HttpRequest, board_id: int) -> HttpResponse:
+    """Rename the board, change its description or interest (owner only)."""
+    me = require_pinner(request)
+    board = get_board(board_id)
+    if board.owner_id != me.user_id:
+        raise PermissionDenied("Only the owner of this board can change it.")
+    initial = {"name": board.name, "description": board.description,
+               "interest": board.interest or ""}
+    form = BoardForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            update_board(me.user_id, board.id, name=data["name"],
+                         description=data["description"], interest=data["interest"])
+        except InvalidContent as exc:
+            add_domain_error(form, exc)
+        else:
+            messages.success(request, f"Board “{data['name']}” saved.")
+            return redirect("board", board.id)
+    return render(request, "boards/edit.html", {"form": form, "board": board})
 
 
 @domain_errors
@@ -126,6 +152,7 @@ def _header(board: Board, viewer_id: int | None) -> dict[str, Any]:
         through_owner = following and follow_kind(viewer_id, board.owner_id) == "explicit"
     return {
         "is_own": is_own, "following": following, "through_owner": through_owner,
+        "interest": interest(board.interest) if board.interest else None,
         "counts": {"pins": board_pin_count(board.id),
                    "followers": board_follower_count(board.id)},
         "follow_url": reverse("board-follow", args=[board.id]),

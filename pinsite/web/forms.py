@@ -18,6 +18,7 @@ from django import forms
 
 from pins.domain import Board
 from pins.exceptions import InvalidContent
+from pins.interests import all_interests
 from pins.validation import (
     BOARD_NAME_MAX,
     DESCRIPTION_MAX,
@@ -71,6 +72,13 @@ class BoardForm(forms.Form):
                            widget=forms.TextInput(attrs={"autofocus": True}))
     description = forms.CharField(max_length=DESCRIPTION_MAX, required=False,
                                   widget=forms.Textarea(attrs={"rows": 3}))
+    interest = forms.ChoiceField(choices=(), required=False,
+                                 help_text="Its pins carry it (optional).")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["interest"].choices = [("", "No interest")] + [  # type: ignore[attr-defined]
+            (item.slug, item.name) for item in all_interests()]
 
 
 class PinForm(forms.Form):

@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 from pins import actions
 from pins.domain import Board, Pin
 from pins.exceptions import InvalidContent, NotFound
+from pins.interests import interest
 from pins.selectors import boards_of, get_board, get_pin, get_user, pins_of_board, repin_count
 from pinsite.web.acting import acting_user_id, require_pinner
 from pinsite.web.errors import domain_errors
@@ -55,6 +56,7 @@ def detail(request: HttpRequest, pin_id: int) -> HttpResponse:
         "pin": pin, "board": get_board(pin.board_id), "pinner": get_user(pin.pinner_id),
         "source": _source_of(pin), "repins": repin_count(pin.id),
         "is_own": viewer_id == pin.pinner_id, "viewer_id": viewer_id,
+        "interest": interest(pin.interest) if pin.interest else None,
         "repin_form": RepinForm(boards=boards) if boards else None,
         "more": [p for p in pins_of_board(pin.board_id, limit=MORE_FROM_BOARD + 1).items
                  if p.id != pin.id][:MORE_FROM_BOARD],

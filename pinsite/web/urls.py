@@ -22,6 +22,7 @@ urlpatterns = [
     path("board/<int:board_id>/", boards.detail, name="board"),
     path("board/<int:board_id>/followers/", boards.followers, name="board-followers"),
     path("board/<int:board_id>/follow/", boards.follow, name="board-follow"),
+    path("board/<int:board_id>/edit/", boards.edit, name="board-edit"),
     path("board/<int:board_id>/delete/", boards.delete, name="board-delete"),
     path("pin/new/", pins.create, name="pin-create"),
     path("pin/<int:pin_id>/", pins.detail, name="pin"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework.test import APIClient
 
-from tests.api.helpers import Caller, error_of, new_board, new_pin
+from tests.api.helpers import Caller, error_of, new_board, new_pin, upload
 
 
 def test_create_board_as_the_requesting_pinner(alice: Caller) -> None:
@@ -78,3 +78,33 @@ def test_board_pins_of_a_missing_board_is_404(anonymous: APIClient, alice: Calle
 def test_create_board_needs_a_pinner(anonymous: APIClient) -> None:
     response = anonymous.post("/api/v1/boards/", {"name": "Nope"}, format="json")
     assert response.status_code == 401
+
+
+def test_the_interest_taxonomy_is_public(anonymous: APIClient) -> None:
+    body = anonymous.get("/api/v1/interests/").json()
+    assert body["version"] >= 1
+    assert {"slug": "travel", "name": "Travel"} in body["interests"]
+
+
+def test_a_board_is_created_and_changed_with_an_interest(alice: Caller) -> None:
+    created = alice.client.post("/api/v1/boards/", {"name": "Trips", "interest": "travel"},
+                                format="json")
+    assert created.status_code == 201 and created.json()["interest"] == "travel"
+    board_id = created.json()["id"]
+    pin = alice.client.post("/api/v1/pins/", {"board_id": board_id, "title": "Coast",
+                                              "image": upload()}, format="multipart")
+    assert pin.json()["interest"] == "travel"
+    renamed = alice.client.patch(f"/api/v1/boards/{board_id}/", {"name": "Journeys"},
+                                 format="json")
+    assert renamed.json()["interest"] == "travel"
+    cleared = alice.client.patch(f"/api/v1/boards/{board_id}/", {"interest": None},
+                                 format="json")
+    assert cleared.status_code == 200 and cleared.json()["interest"] is None
+    assert alice.client.get(f"/api/v1/boards/{board_id}/").json()["interest"] is None
+
+
+def test_an_unknown_interest_is_a_400_on_the_field(alice: Caller) -> None:
+    response = alice.client.post("/api/v1/boards/", {"name": "X", "interest": "knitting"},
+                                 format="json")
+    assert response.status_code == 400
+    assert "interest" in error_of(response)["fields"]

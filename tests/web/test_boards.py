@@ -142,3 +142,29 @@ def test_unknown_and_wrong_type_board_ids_are_the_404_page(pinner: Pinner,
         response = client.get(url)
         assert response.status_code == 404, url
         assert "Not found" in text(response)
+
+
+def test_a_board_is_created_and_edited_with_an_interest(pinner: Pinner, login: Login) -> None:
+    client = login(pinner)
+    form = text(client.get("/board/new/"))
+    assert '<option value="food-and-drink">Food and drink</option>' in form
+    client.post("/board/new/", {"name": "Dinners", "interest": "food-and-drink"})
+    board = boards_of(pinner.user_id, limit=1).items[0]
+    assert board.interest == "food-and-drink"
+    page = text(client.get(f"/board/{board.id}/"))
+    assert 'data-interest="food-and-drink">Food and drink' in page
+    assert f'href="/board/{board.id}/edit/"' in page
+    edit = text(client.get(f"/board/{board.id}/edit/"))
+    assert '<option value="food-and-drink" selected>' in edit
+    response = client.post(f"/board/{board.id}/edit/", {"name": "Suppers",
+                                                        "interest": "travel"})
+    assert response["Location"] == f"/board/{board.id}/"
+    changed = get_board(board.id)
+    assert (changed.name, changed.interest) == ("Suppers", "travel")
+    pin = new_pin(pinner, changed)
+    assert 'data-interest="travel">Travel' in text(client.get(f"/pin/{pin.id}/"))
+
+
+def test_only_the_owner_may_edit_a_board(pinner: Pinner, login: Login) -> None:
+    board = new_board(new_pinner())
+    assert login(pinner).get(f"/board/{board.id}/edit/").status_code == 403

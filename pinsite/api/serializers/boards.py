@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from pins.interests import taxonomy
 from pins.validation import BOARD_NAME_MAX, DESCRIPTION_MAX
 from pinsite.api.fields import MULTI_LINE, ObjectIdField, RequiredTextField, TextField
 
@@ -18,6 +19,9 @@ class BoardSerializer(serializers.Serializer[Any]):
     name = serializers.CharField(read_only=True)
     description = serializers.CharField(read_only=True)
     created = serializers.DateTimeField(read_only=True)
+    interest = serializers.CharField(read_only=True, allow_null=True,
+                                     help_text="The board's interest (a slug of "
+                                               "`GET /interests/`), or null.")
 
 
 class BoardDetailSerializer(BoardSerializer):
@@ -33,3 +37,11 @@ class BoardInput(serializers.Serializer[Any]):
 
     name = RequiredTextField(max_length=BOARD_NAME_MAX)
     description = TextField(required=False, max_length=DESCRIPTION_MAX, pattern=MULTI_LINE)
+    interest = serializers.ChoiceField(
+        choices=[], required=False, allow_blank=True, allow_null=True,
+        help_text="A slug of `GET /interests/`; empty or null for none (on `PATCH`, empty "
+                  "clears it).")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["interest"].choices = taxonomy().slugs()  # type: ignore[attr-defined]

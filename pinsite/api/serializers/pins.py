@@ -33,6 +33,8 @@ class PinSerializer(serializers.Serializer[Any]):
     height = serializers.IntegerField(read_only=True)
     created = serializers.DateTimeField(read_only=True)
     source_pin_id = ObjectIdField(read_only=True, allow_null=True)
+    interest = serializers.CharField(read_only=True, allow_null=True,
+                                     help_text="Its board's interest when it was made, or null.")
 
     def get_image_url(self, pin: Pin) -> str:
         return self._absolute(pin.image_url)

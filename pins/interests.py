@@ -1,0 +1,71 @@
+"""The interest taxonomy: a fixed, versioned list of top-level topics, shipped as data
+(``pins/data/interests.json``). A board may have one; its pins carry it.
+
+Slugs are stable identifiers (stored on boards and pins, used in URLs); names are for people.
+A new version may add interests or rename them, never reuse or remove a slug.
+
+>>> interest("food-and-drink").name
+'Food and drink'
+>>> clean_interest("")      # no interest
+>>> clean_interest("knitting")
+Traceback (most recent call last):
+InvalidContent: There is no interest 'knitting'.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from pins.exceptions import InvalidContent, NotFound
+
+DATA = Path(__file__).with_name("data") / "interests.json"
+
+
+@dataclass(frozen=True)
+class Interest:
+    slug: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Taxonomy:
+    version: int
+    interests: tuple[Interest, ...]
+
+    def slugs(self) -> list[str]:
+        return [item.slug for item in self.interests]
+
+
+@cache
+def taxonomy() -> Taxonomy:
+    """The shipped taxonomy (read once per process)."""
+    document = json.loads(DATA.read_text(encoding="utf-8"))
+    interests = tuple(Interest(item["slug"], item["name"]) for item in document["interests"])
+    return Taxonomy(int(document["version"]), interests)
+
+
+def all_interests() -> list[Interest]:
+    """Every interest, in the taxonomy's (alphabetical) order."""
+    return list(taxonomy().interests)
+
+
+def interest(slug: str) -> Interest:
+    """The interest with this slug, or :class:`~pins.exceptions.NotFound`."""
+    for item in taxonomy().interests:
+        if item.slug == slug:
+            return item
+    raise NotFound(f"There is no interest {slug!r}.")
+
+
+def clean_interest(value: str | None) -> str | None:
+    """A board's interest as given by a pinner: a known slug, or ``None`` for none (``""``
+    clears it); anything else is :class:`~pins.exceptions.InvalidContent`."""
+    if value is None or value == "":
+        return None
+    try:
+        return interest(value).slug
+    except NotFound:
+        raise InvalidContent(f"There is no interest {value!r}.", field="interest") from None
