@@ -9,7 +9,7 @@ again (or when the deletion is requested again):
    feeds the board's pins), then any pin still listed as the user's; each pin that shared an
    image releases it (``image_released``: the files go when no pin shares them);
 2. the follows, both ways (the graph announces each as an unfollow: the feeds sweep the
-   deleted pins);
+   deleted pins), and the interests followed;
 3. the user object (``user_deleted``: the feed rows on both clusters go), sessions, tokens,
    the ``Pinner`` row and the auth account: the username is free again.
 
@@ -22,6 +22,7 @@ import logging
 from dataclasses import dataclass
 
 from graph.actions import forget_user
+from graph.interests import forget_interests_of
 from pins.actions.boards import remove_board
 from pins.actions.pinners import remove_pinner
 from pins.actions.pins import delete_pins_of_user
@@ -47,7 +48,7 @@ def delete_account(user_id: int) -> Deleted:
         pins += remove_board(entry.to_id, user_id)
         boards += 1
     pins += delete_pins_of_user(user_id)
-    follows = forget_user(user_id)
+    follows = forget_user(user_id) + forget_interests_of(user_id)
     remove_pinner(user_id)
     log.info("account %d deleted: %d boards, %d pins, %d follows", user_id, boards, pins,
              follows)

@@ -23,6 +23,10 @@ Action = Literal["follow", "unfollow"]
 FOLLOW_CHANGED = "follow_changed"
 """A follow edge changed: ``follower_id, target_id, target_kind, action, action_time_us``."""
 
+INTEREST_FOLLOW_CHANGED = "interest_follow_changed"
+"""A pinner followed or unfollowed an interest: ``follower_id, interest_id, action,
+action_time_us`` (published right after the commit: interest follows have no Redis side)."""
+
 
 def follow_changed(follower_id: int, target_id: int, target_kind: TargetKind, action: Action,
                    action_time_us: int) -> Event:
@@ -30,3 +34,10 @@ def follow_changed(follower_id: int, target_id: int, target_kind: TargetKind, ac
     return record(shard_of(follower_id), FOLLOW_CHANGED, publish_on_commit=False,
                   follower_id=follower_id, target_id=target_id, target_kind=target_kind,
                   action=action, action_time_us=action_time_us)
+
+
+def interest_follow_changed(follower_id: int, interest_id: int, action: Action,
+                            action_time_us: int) -> Event:
+    """Record the change in the follower's transaction; it is published after the commit."""
+    return record(shard_of(follower_id), INTEREST_FOLLOW_CHANGED, follower_id=follower_id,
+                  interest_id=interest_id, action=action, action_time_us=action_time_us)

@@ -4,11 +4,16 @@
 ``ready()`` imports this module).
 """
 
-from pins.types import BOARD, USER
+from pins.types import BOARD, INTEREST, USER
 from sharding.mappings import MappingTable, register
 
 USER_FOLLOWS_USER = register(MappingTable("user_follows_user", USER, USER))
 USER_FOLLOWS_BOARD = register(MappingTable("user_follows_board", USER, BOARD))
 USER_UNFOLLOWS_BOARD = register(MappingTable("user_unfollows_board", USER, BOARD))
+
+USER_FOLLOWS_INTEREST = register(MappingTable("user_follows_interest", USER, INTEREST))
+"""Interest follows, on the follower's shard (the follower's side)."""
+INTEREST_FOLLOWED_BY_USER = register(MappingTable("interest_followed_by_user", INTEREST, USER))
+"""An interest's followers, sliced: each row on the follower's shard (:mod:`sharding.slices`)."""
 
 EDGE_LOG = (USER_FOLLOWS_USER, USER_FOLLOWS_BOARD, USER_UNFOLLOWS_BOARD)

@@ -1,8 +1,9 @@
 """The interest taxonomy: a fixed, versioned list of top-level topics, shipped as data
 (``pins/data/interests.json``). A board may have one; its pins carry it.
 
-Slugs are stable identifiers (stored on boards and pins, used in URLs); names are for people.
-A new version may add interests or rename them, never reuse or remove a slug.
+Slugs and numbers are stable identifiers (slugs are stored on boards and pins and used in URLs,
+numbers make the interests' 64-bit IDs); names are for people. A new version may add
+interests or rename them, never reuse or remove a slug or a number.
 
 >>> interest("food-and-drink").name
 'Food and drink'
@@ -20,14 +21,23 @@ from functools import cache
 from pathlib import Path
 
 from pins.exceptions import InvalidContent, NotFound
+from pins.types import INTEREST
+from sharding import ids
 
 DATA = Path(__file__).with_name("data") / "interests.json"
 
 
 @dataclass(frozen=True)
 class Interest:
+    """One topic; ``id`` is its 64-bit ID (type interest, shard 0, local = its fixed number)."""
+
+    number: int
     slug: str
     name: str
+
+    @property
+    def id(self) -> int:
+        return ids.compose(0, INTEREST.type_id, self.number)
 
 
 @dataclass(frozen=True)
@@ -43,7 +53,8 @@ class Taxonomy:
 def taxonomy() -> Taxonomy:
     """The shipped taxonomy (read once per process)."""
     document = json.loads(DATA.read_text(encoding="utf-8"))
-    interests = tuple(Interest(item["slug"], item["name"]) for item in document["interests"])
+    interests = tuple(Interest(int(item["number"]), item["slug"], item["name"])
+                      for item in document["interests"])
     return Taxonomy(int(document["version"]), interests)
 
 
@@ -58,6 +69,14 @@ def interest(slug: str) -> Interest:
         if item.slug == slug:
             return item
     raise NotFound(f"There is no interest {slug!r}.")
+
+
+def interest_by_id(interest_id: int) -> Interest:
+    """The interest with this 64-bit ID, or :class:`~pins.exceptions.NotFound`."""
+    for item in taxonomy().interests:
+        if item.id == interest_id:
+            return item
+    raise NotFound(f"There is no interest {interest_id}.")
 
 
 def clean_interest(value: str | None) -> str | None:

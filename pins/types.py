@@ -1,6 +1,6 @@
 """The content's object types and mapping tables (registered with the sharding layer).
 
-Type numbers are part of every ID and never change: pin 1, board 2, user 3.
+Type numbers are part of every ID and never change: pin 1, board 2, user 3, interest 4.
 """
 
 from sharding.ids import ObjectType, types
@@ -9,6 +9,8 @@ from sharding.mappings import MappingTable, register
 PIN = types.register(ObjectType(1, "pin", "pins"))
 BOARD = types.register(ObjectType(2, "board", "boards"))
 USER = types.register(ObjectType(3, "user", "users"))
+INTEREST = types.register(ObjectType(4, "interest", "interests", stored=False))
+"""An interest of the fixed taxonomy (:mod:`pins.interests`): IDs only, on shard 0."""
 
 USER_HAS_BOARDS = register(MappingTable("user_has_boards", USER, BOARD))
 USER_HAS_PINS = register(MappingTable("user_has_pins", USER, PIN))

@@ -86,11 +86,14 @@ def parse(text: str | int) -> int:
 
 @dataclass(frozen=True)
 class ObjectType:
-    """A kind of object: its type number (inside IDs), its name and its table on every shard."""
+    """A kind of object: its type number (inside IDs), its name and its table on every shard
+    (``stored=False``: a kind that only has IDs, such as an interest of the fixed taxonomy,
+    and no table)."""
 
     type_id: int
     name: str
     table: str
+    stored: bool = True
 
 
 class TypeRegistry:

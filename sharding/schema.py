@@ -37,7 +37,7 @@ Progress = Callable[[str, int], None]
 
 def table_statements() -> dict[str, str]:
     """``table name → CREATE TABLE template`` for every table a shard must have."""
-    statements = {t.table: OBJECT_TABLE for t in types.all()}
+    statements = {t.table: OBJECT_TABLE for t in types.all() if t.stored}
     statements.update({m.name: MAPPING_TABLE for m in mapping_registry.all()})
     return statements
 

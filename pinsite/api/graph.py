@@ -16,7 +16,9 @@ from rest_framework.response import Response
 
 from graph import actions
 from graph import selectors as graph
+from graph.interests import which_interests_followed
 from pins import selectors as content
+from pins.interests import taxonomy
 from pins.lookup import checked_id
 from pins.types import BOARD, USER
 from pinsite.api.base import PageView, PinsiteView
@@ -114,17 +116,21 @@ class BatchCheckView(PinsiteView):
     permission_classes = [IsPinner]
 
     @extend_schema(parameters=[BatchCheckQuery], responses={200: BatchCheckSerializer},
-                   summary="Which of these users and boards you follow (up to 100 of each)")
+                   summary="Which of these users, boards and interests you follow")
     def get(self, request: Request) -> Response:
         query = BatchCheckQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         me = self.pinner_id()
         users = query.validated_data.get("users", [])
         boards = query.validated_data.get("boards", [])
+        slugs = [s for s in query.validated_data.get("interests", "").split(",") if s]
+        followed = set(which_interests_followed(
+            me, [slug for slug in slugs if slug in taxonomy().slugs()]))
         return self.render(BatchCheckSerializer, {
             "users": _answers(users, graph.which_users_followed(me, _of_type(users, USER))),
             "boards": _answers(boards, graph.which_boards_followed(
-                me, _of_type(boards, BOARD), missing_ok=True))})
+                me, _of_type(boards, BOARD), missing_ok=True)),
+            "interests": {slug: slug in followed for slug in slugs}})
 
 
 def _user(text: str) -> int:

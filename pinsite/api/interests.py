@@ -1,4 +1,5 @@
-"""The interest taxonomy: the topics a board can have (and, later, pinners can follow)."""
+"""Interests: the taxonomy, one interest with its follower count, following one, and the
+interests the requesting pinner follows."""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from pins.interests import taxonomy
+from graph import interests as follows
+from pins.interests import interest, taxonomy
 from pinsite.api.base import PinsiteView
+from pinsite.api.permissions import IsPinner
+from pinsite.api.serializers.graph import FollowChangeSerializer, FollowStateSerializer
 
 
 class InterestSerializer(serializers.Serializer[Any]):
@@ -27,6 +31,57 @@ class TaxonomySerializer(serializers.Serializer[Any]):
 class InterestsView(PinsiteView):
     """Every interest of the taxonomy."""
 
-    @extend_schema(responses={200: TaxonomySerializer}, summary="The interest taxonomy")
+    @extend_schema(responses={200: TaxonomySerializer}, summary="The interest taxonomy",
+                   operation_id="interests_list")
     def get(self, request: Request) -> Response:
         return self.render(TaxonomySerializer, taxonomy())
+
+
+class InterestDetailSerializer(InterestSerializer):
+    follower_count = serializers.IntegerField(read_only=True,
+                                              help_text="Exact, summed over its slices.")
+
+
+class InterestView(PinsiteView):
+    """One interest with its follower count."""
+
+    @extend_schema(responses={200: InterestDetailSerializer},
+                   summary="An interest and how many pinners follow it")
+    def get(self, request: Request, slug: str) -> Response:
+        topic = interest(slug)
+        return self.render(InterestDetailSerializer, {
+            "slug": topic.slug, "name": topic.name,
+            "follower_count": follows.interest_follower_count(topic.slug)})
+
+
+class FollowInterestView(PinsiteView):
+    permission_classes = [IsPinner]
+
+    @extend_schema(responses={200: FollowStateSerializer},
+                   summary="Whether you follow an interest")
+    def get(self, request: Request, slug: str) -> Response:
+        following = follows.is_following_interest(self.pinner_id(), slug)
+        return self.render(FollowStateSerializer, {"following": following, "kind": None})
+
+    @extend_schema(request=None, responses={200: FollowChangeSerializer},
+                   summary="Follow an interest")
+    def put(self, request: Request, slug: str) -> Response:
+        change = follows.follow_interest(self.pinner_id(), slug)
+        return self.render(FollowChangeSerializer, {"following": True, "changed": change.changed})
+
+    @extend_schema(request=None, responses={200: FollowChangeSerializer},
+                   summary="Unfollow an interest")
+    def delete(self, request: Request, slug: str) -> Response:
+        change = follows.unfollow_interest(self.pinner_id(), slug)
+        return self.render(FollowChangeSerializer, {"following": False,
+                                                    "changed": change.changed})
+
+
+class MyInterestsView(PinsiteView):
+    permission_classes = [IsPinner]
+
+    @extend_schema(responses={200: InterestSerializer(many=True)},
+                   summary="The interests you follow")
+    def get(self, request: Request) -> Response:
+        followed = follows.followed_interests(self.pinner_id())
+        return Response(InterestSerializer(followed, many=True).data)

@@ -5,7 +5,7 @@ Pinners live under ``/u/<username>/`` so that no username can shadow a page of t
 
 from django.urls import path
 
-from pinsite.web import accounts, boards, home, pins, profiles
+from pinsite.web import accounts, boards, home, interests, pins, profiles
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -18,6 +18,9 @@ urlpatterns = [
     path("u/<str:username>/followers/", profiles.followers, name="profile-followers"),
     path("u/<str:username>/following/", profiles.following, name="profile-following"),
     path("u/<str:username>/follow/", profiles.follow, name="profile-follow"),
+    path("interests/", interests.index, name="interests"),
+    path("interests/<slug:slug>/", interests.detail, name="interest"),
+    path("interests/<slug:slug>/follow/", interests.follow, name="interest-follow"),
     path("board/new/", boards.create, name="board-create"),
     path("board/<int:board_id>/", boards.detail, name="board"),
     path("board/<int:board_id>/followers/", boards.followers, name="board-followers"),

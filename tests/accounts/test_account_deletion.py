@@ -18,15 +18,22 @@ from accounts import actions
 from feed.store.pools import CLUSTERS
 from graph import actions as graph
 from graph import keys, selectors, topology
+from graph.interests import follow_interest
 from graph.store import admin as redis_admin
-from graph.tables import USER_FOLLOWS_BOARD, USER_FOLLOWS_USER
+from graph.tables import (
+    INTEREST_FOLLOWED_BY_USER,
+    USER_FOLLOWS_BOARD,
+    USER_FOLLOWS_INTEREST,
+    USER_FOLLOWS_USER,
+)
 from graph.vshards import vshard_of
 from pins.actions import create_pinner, repin
 from pins.actions.pinners import request_account_deletion
+from pins.interests import interest
 from pins.models import Pinner
 from pins.selectors import get_pin
 from pins.types import PIN_HAS_REPINS, USER_HAS_BOARDS, USER_HAS_PINS
-from sharding import mappings, objects
+from sharding import mappings, objects, slices
 from tests.api.helpers import PASSWORD, new_caller
 from tests.feed.helpers import feed_ids, new_board, new_pin, new_user
 from tests.pins.test_board_deletion import graph_is_clean
@@ -68,6 +75,7 @@ def test_deleting_an_account_removes_everything_it_made_and_follows(
     graph.follow_board(board_fan, gone)
     graph.follow_user(victim.user_id, other)
     graph.follow_board(victim.user_id, new_board(saver, "Followed"))
+    follow_interest(victim.user_id, "travel")
     victims_pins = [shared, *lonely, own_repin]
     assert wait_until(lambda: set(victims_pins) <= set(feed_ids(fan))
                       and theirs in feed_ids(victim.user_id))
@@ -85,7 +93,9 @@ def test_deleting_an_account_removes_everything_it_made_and_follows(
     assert objects.get_many([kept_by_repin, gone, *victims_pins]) == {}
     assert mappings.count(USER_HAS_BOARDS, victim.user_id) == 0
     assert mappings.count(USER_HAS_PINS, victim.user_id) == 0
-    for table in (USER_FOLLOWS_USER, USER_FOLLOWS_BOARD):
+    assert not slices.contains(INTEREST_FOLLOWED_BY_USER, interest("travel").id,
+                               victim.user_id)
+    for table in (USER_FOLLOWS_USER, USER_FOLLOWS_BOARD, USER_FOLLOWS_INTEREST):
         assert mappings.count(table, victim.user_id) == 0
     assert not mappings.contains(USER_FOLLOWS_USER, fan, victim.user_id)
     assert not mappings.contains(USER_FOLLOWS_BOARD, board_fan, gone)

@@ -89,11 +89,12 @@ def test_batch_check_answers_every_id_asked(alice: Caller, bob: Caller) -> None:
     assert response.status_code == 200
     assert response.json() == {
         "users": {bob.id: True, carol.id: False, str(board.id): False},
-        "boards": {str(board.id): True, "1": False}}
+        "boards": {str(board.id): True, "1": False}, "interests": {}}
 
 
 def test_batch_check_with_nothing_asked(alice: Caller) -> None:
-    assert alice.client.get("/api/v1/me/follows/").json() == {"users": {}, "boards": {}}
+    assert alice.client.get("/api/v1/me/follows/").json() == {"users": {}, "boards": {},
+                                                              "interests": {}}
 
 
 def test_batch_check_caps_the_number_of_ids(alice: Caller) -> None:

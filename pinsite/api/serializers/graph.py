@@ -56,6 +56,8 @@ class BatchCheckQuery(serializers.Serializer[Any]):
     users = IdListField(required=False, help_text=f"Up to {MAX_BATCH} user IDs, comma-separated.")
     boards = IdListField(required=False,
                          help_text=f"Up to {MAX_BATCH} board IDs, comma-separated.")
+    interests = serializers.CharField(required=False, allow_blank=True, max_length=2000,
+                                      help_text="Interest slugs, comma-separated.")
 
 
 @extend_schema_field({"type": "object", "additionalProperties": {"type": "boolean"},
@@ -70,3 +72,4 @@ class BatchCheckSerializer(serializers.Serializer[Any]):
 
     users = FollowMapField(read_only=True)
     boards = FollowMapField(read_only=True)
+    interests = FollowMapField(read_only=True)

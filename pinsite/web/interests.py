@@ -1,0 +1,58 @@
+"""Interest pages: the taxonomy with follow buttons, and one interest with its followers'
+count; following or unfollowing an interest."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from graph.interests import (
+    follow_interest,
+    followed_interests,
+    interest_follower_count,
+    unfollow_interest,
+)
+from pins.interests import all_interests, interest
+from pinsite.web.acting import acting_user_id, require_pinner
+from pinsite.web.errors import domain_errors
+from pinsite.web.follows import follow_answer, wants_follow
+
+
+@domain_errors
+def index(request: HttpRequest) -> HttpResponse:
+    """Every interest, marked when the viewer follows it."""
+    viewer_id = acting_user_id(request)
+    followed = {topic.slug for topic in followed_interests(viewer_id)} if viewer_id else set()
+    return render(request, "interests/index.html", {
+        "interests": [{"topic": topic, "following": topic.slug in followed,
+                       "follow_url": reverse("interest-follow", args=[topic.slug])}
+                      for topic in all_interests()],
+        "viewer_id": viewer_id})
+
+
+@domain_errors
+def detail(request: HttpRequest, slug: str) -> HttpResponse:
+    """One interest: its follower count and, for a pinner, a follow button."""
+    topic = interest(slug)
+    viewer_id = acting_user_id(request)
+    following = viewer_id is not None and topic in followed_interests(viewer_id)
+    return render(request, "interests/detail.html", {
+        "topic": topic, "followers": interest_follower_count(topic.slug),
+        "viewer_id": viewer_id, "following": following,
+        "follow_url": reverse("interest-follow", args=[topic.slug])})
+
+
+@require_POST
+@login_required
+@domain_errors
+def follow(request: HttpRequest, slug: str) -> HttpResponse:
+    """Follow or unfollow the interest."""
+    me = require_pinner(request)
+    topic = interest(slug)
+    now_following = wants_follow(request)
+    (follow_interest if now_following else unfollow_interest)(me.user_id, topic.slug)
+    return follow_answer(request, {"following": now_following, "subject": topic.name},
+                         reverse("interest", args=[topic.slug]))
