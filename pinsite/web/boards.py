@@ -23,6 +23,7 @@ from pins.actions import create_board, delete_board, update_board
 from pins.domain import Board
 from pins.exceptions import InvalidContent
 from pins.interests import interest
+from pins.models import Pinner
 from pins.selectors import board_pin_count, get_board, get_user, pins_of_board
 from pinsite.web.acting import acting_user_id, require_pinner
 from pinsite.web.errors import domain_errors
@@ -61,10 +62,7 @@ def create(request: HttpRequest) -> HttpResponse:
 @domain_errors
 def edit(request: HttpRequest, board_id: int) -> HttpResponse:
     """Rename the board, change its description or interest (owner only)."""
-    me = require_pinner(request)
-    board = get_board(board_id)
-    if board.owner_id != me.user_id:
-        raise PermissionDenied("Only the owner of this board can change it.")
+    me, board = _own_board(request, board_id, "change")
     initial = {"name": board.name, "description": board.description,
                "interest": board.interest or ""}
     form = BoardForm(request.POST or None, initial=initial)
@@ -120,16 +118,22 @@ def follow(request: HttpRequest, board_id: int) -> HttpResponse:
 @domain_errors
 def delete(request: HttpRequest, board_id: int) -> HttpResponse:
     """Ask for confirmation, then delete the board with all its pins (owner only)."""
-    me = require_pinner(request)
-    board = get_board(board_id)
-    if board.owner_id != me.user_id:
-        raise PermissionDenied("Only the owner of this board can delete it.")
+    me, board = _own_board(request, board_id, "delete")
     if request.method == "POST":
         deleted = delete_board(me.user_id, board.id)
         messages.success(request, f"Board “{board.name}” and its {deleted} pins deleted.")
         return redirect("profile", me.username)
     return render(request, "boards/delete.html",
                   {"board": board, "pin_count": board_pin_count(board.id)})
+
+
+def _own_board(request: HttpRequest, board_id: int, verb: str) -> tuple[Pinner, Board]:
+    """The acting pinner and their board, or a 403 saying only its owner may ``verb`` it."""
+    me = require_pinner(request)
+    board = get_board(board_id)
+    if board.owner_id != me.user_id:
+        raise PermissionDenied(f"Only the owner of this board can {verb} it.")
+    return me, board
 
 
 def _board(request: HttpRequest, board_id: int, tab: str) -> dict[str, Any]:
