@@ -12,7 +12,8 @@ from __future__ import annotations
 from events.record import record
 
 PIN_CREATED = "pin_created"
-"""A pin (or repin) was created: ``pin_id, board_id, pinner_id, created_at_us``."""
+"""A pin (or repin) was created: ``pin_id, board_id, pinner_id, created_at_us,
+source_pin_id`` (``None`` for a new upload)."""
 
 PIN_DELETED = "pin_deleted"
 """A pin was deleted: ``pin_id, board_id, pinner_id, created_at_us`` (``None`` if unknown)."""
@@ -32,9 +33,9 @@ USER_DELETED = "user_deleted"
 
 
 def pin_created(shard: int, pin_id: int, board_id: int, pinner_id: int,
-                created_at_us: int) -> None:
+                created_at_us: int, source_pin_id: int | None) -> None:
     record(shard, PIN_CREATED, pin_id=pin_id, board_id=board_id, pinner_id=pinner_id,
-           created_at_us=created_at_us)
+           created_at_us=created_at_us, source_pin_id=source_pin_id)
 
 
 def pin_deleted(shard: int, pin_id: int, board_id: int, pinner_id: int,

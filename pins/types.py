@@ -16,6 +16,11 @@ USER_HAS_BOARDS = register(MappingTable("user_has_boards", USER, BOARD))
 USER_HAS_PINS = register(MappingTable("user_has_pins", USER, PIN))
 BOARD_HAS_PINS = register(MappingTable("board_has_pins", BOARD, PIN))
 PIN_HAS_REPINS = register(MappingTable("pin_has_repins", PIN, PIN))
+PIN_RELATES_TO_PIN = register(MappingTable("pin_relates_to_pin", PIN, PIN))
+"""Related pins, weighted: the sequence counts the boards both were saved to (heaviest first);
+kept to the strongest few by :mod:`pins.related`."""
+REPIN_COUNTED_FOR_RELATED = register(MappingTable("repin_counted_for_related", PIN, PIN))
+"""A repin's mark (``repin → repin``) once its board's co-occurrences were counted."""
 IMAGE_HAS_PINS = register(MappingTable("image_has_pins", PIN, PIN))
 """The pins sharing the image that pin ``from_id`` uploaded (itself and its repins' chain), on
 that pin's shard: the image's files go when no existing pin is left in this list."""

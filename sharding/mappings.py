@@ -122,6 +122,37 @@ def add(table: MappingTable, from_id: int, to_id: int, sequence: int | None = No
     return added
 
 
+def add_to_sequence(table: MappingTable, from_id: int, to_id: int, amount: int) -> None:
+    """Add ``amount`` to an edge's sequence, making the edge with ``amount`` if it is new: for
+    weighted lists, whose sequence is a weight (pages then come heaviest first)."""
+    expect_type(to_id, table.to_type)
+    alias, name = _location(table, from_id)
+    with cursor(alias) as c:
+        c.execute(f"INSERT INTO {name} (from_id, to_id, sequence) VALUES (%s, %s, %s) "
+                  "ON DUPLICATE KEY UPDATE sequence = sequence + VALUES(sequence)",
+                  [from_id, to_id, amount])
+    after_commit(alias, lambda: cache.forget_list(table.name, from_id))
+
+
+def keep_top(table: MappingTable, from_id: int, keep: int) -> int:
+    """Delete every edge of ``from_id`` but the ``keep`` with the highest sequence (ties: the
+    highest ``to_id``); returns how many went."""
+    alias, name = _location(table, from_id)
+    with cursor(alias) as c:
+        c.execute(f"SELECT sequence, to_id FROM {name} WHERE from_id = %s "
+                  "ORDER BY sequence DESC, to_id DESC LIMIT 1 OFFSET %s", [from_id, keep - 1])
+        last = c.fetchone()
+        if last is None:
+            return 0
+        c.execute(f"DELETE FROM {name} WHERE from_id = %s AND "
+                  "(sequence < %s OR (sequence = %s AND to_id < %s))",
+                  [from_id, last[0], last[0], last[1]])
+        removed = int(c.rowcount)
+    if removed:
+        after_commit(alias, lambda: cache.forget_list(table.name, from_id))
+    return removed
+
+
 def remove(table: MappingTable, from_id: int, to_id: int) -> bool:
     """Remove the edge; False if it was not there."""
     alias, name = _location(table, from_id)

@@ -140,7 +140,7 @@ def _insert_pin(pinner_id: int, board_id: int, fields: JSONObject,
             mappings.add(table, from_id, to_id, sequence=created_us)
         for table, from_id, to_id in remote:
             write_after_commit(shard, "add", table, from_id, to_id, sequence=created_us)
-        events.pin_created(shard, pin_id, board_id, pinner_id, created_us)
+        events.pin_created(shard, pin_id, board_id, pinner_id, created_us, source_pin_id)
     return Pin.from_json(pin_id, data)
 
 

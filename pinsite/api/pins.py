@@ -6,15 +6,17 @@ from typing import Any
 
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from pins import actions, selectors
 from pins.domain import Pin
+from pins.related import RELATED_LIMIT, related_pins
 from pinsite.api.base import PageView, PinsiteView
 from pinsite.api.details import pin_detail
 from pinsite.api.fields import path_id
-from pinsite.api.pagination import PageQuery
+from pinsite.api.pagination import PageQuery, QueryIntegerField
 from pinsite.api.parsers import ImageUploadParser
 from pinsite.api.serializers.pins import (
     PinChangeInput,
@@ -78,6 +80,30 @@ class PinRepinsView(PageView):
         pin = selectors.get_pin(path_id(kwargs["pin_id"], "pin"))
         page = selectors.repins_of(pin.id, limit=query.limit, after=query.cursor)
         return page.items, page.next_cursor
+
+
+class RelatedPinSerializer(PinSerializer):
+    weight = serializers.IntegerField(read_only=True,
+                                      help_text="How many boards both pins were saved to.")
+
+
+class RelatedQuery(serializers.Serializer[Any]):
+    limit = QueryIntegerField(required=False, min_value=1, max_value=RELATED_LIMIT,
+                              help_text=f"How many, 1..{RELATED_LIMIT} (default 20).")
+
+
+class RelatedPinsView(PinsiteView):
+    @extend_schema(parameters=[RelatedQuery], responses={200: RelatedPinSerializer(many=True)},
+                   summary="The pins most related to a pin (saved to the same boards), "
+                           "strongest first")
+    def get(self, request: Request, pin_id: str) -> Response:
+        query = RelatedQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        pin = selectors.get_pin(path_id(pin_id, "pin"))
+        found = related_pins(pin.id, limit=query.validated_data.get("limit", 20))
+        context = {"request": request}
+        return Response([{**RelatedPinSerializer(related, context=context).data,
+                          "weight": weight} for related, weight in found])
 
 
 def _created(view: PinsiteView, pin: Pin) -> Response:

@@ -57,5 +57,6 @@ urlpatterns = [
     path("pins/<str:pin_id>/", pins.PinView.as_view(), name="api-pin"),
     path("pins/<str:pin_id>/repin/", pins.RepinView.as_view(), name="api-pin-repin"),
     path("pins/<str:pin_id>/repins/", pins.PinRepinsView.as_view(), name="api-pin-repins"),
+    path("pins/<str:pin_id>/related/", pins.RelatedPinsView.as_view(), name="api-pin-related"),
     re_path(r"^.*$", NoSuchEndpoint.as_view(), name="api-unknown"),
 ]

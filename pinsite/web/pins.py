@@ -13,6 +13,7 @@ from pins import actions
 from pins.domain import Board, Pin
 from pins.exceptions import InvalidContent, NotFound
 from pins.interests import interest
+from pins.related import related_pins
 from pins.selectors import boards_of, get_board, get_pin, get_user, pins_of_board, repin_count
 from pinsite.web.acting import acting_user_id, require_pinner
 from pinsite.web.errors import domain_errors
@@ -20,6 +21,7 @@ from pinsite.web.forms import PinForm, RepinForm, add_domain_error
 
 CHOICE_BOARDS = 200
 MORE_FROM_BOARD = 12
+MORE_LIKE_THIS = 12
 
 
 @login_required
@@ -48,7 +50,7 @@ def create(request: HttpRequest) -> HttpResponse:
 
 @domain_errors
 def detail(request: HttpRequest, pin_id: int) -> HttpResponse:
-    """The image, its details, its board, and a form to repin it."""
+    """The image, its details, its board, a form to repin it, and related pins."""
     pin = get_pin(pin_id)
     viewer_id = acting_user_id(request)
     boards = _own_boards(viewer_id) if viewer_id else []
@@ -57,6 +59,7 @@ def detail(request: HttpRequest, pin_id: int) -> HttpResponse:
         "source": _source_of(pin), "repins": repin_count(pin.id),
         "is_own": viewer_id == pin.pinner_id, "viewer_id": viewer_id,
         "interest": interest(pin.interest) if pin.interest else None,
+        "related": [found for found, _ in related_pins(pin.id, limit=MORE_LIKE_THIS)],
         "repin_form": RepinForm(boards=boards) if boards else None,
         "more": [p for p in pins_of_board(pin.board_id, limit=MORE_FROM_BOARD + 1).items
                  if p.id != pin.id][:MORE_FROM_BOARD],

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rest_framework.test import APIClient
 
+from pins.actions import repin
+from pins.related import record_repin
 from tests.api.helpers import Caller, error_of, new_board, new_pin, upload
 
 
@@ -105,3 +107,15 @@ def test_repins_of_a_pin_are_listed(alice: Caller, bob: Caller, anonymous: APICl
                             format="json").json()["id"] for _ in range(2)]
     body = anonymous.get(f"/api/v1/pins/{pin.id}/repins/").json()
     assert [item["id"] for item in body["items"]] == made[::-1]
+
+
+def test_related_pins_come_strongest_first_with_weights(alice: Caller, bob: Caller,
+                                                        anonymous: APIClient) -> None:
+    board = new_board(alice)
+    quiche = new_pin(alice, board, "Quiche")
+    soup = new_pin(bob, new_board(bob), "Soup")
+    record_repin(repin(alice.user_id, soup.id, board.id).id)
+    body = anonymous.get(f"/api/v1/pins/{soup.id}/related/").json()
+    assert [(item["id"], item["weight"]) for item in body] == [(str(quiche.id), 1)]
+    assert body[0]["title"] == "Quiche" and body[0]["image_url"].startswith("http")
+    assert anonymous.get(f"/api/v1/pins/{soup.id}/related/?limit=0").status_code == 400

@@ -31,7 +31,7 @@ def test_creating_a_pin_sends_pin_created(created: list[dict[str, Any]]) -> None
     board = new_board(owner.user_id)
     pin = new_pin(owner.user_id, board.id)
     assert created == [{"pin_id": pin.id, "board_id": board.id, "pinner_id": owner.user_id,
-                        "created_at_us": pin.created_us}]
+                        "created_at_us": pin.created_us, "source_pin_id": None}]
 
 
 def test_pin_created_is_sent_once_the_pin_is_readable() -> None:

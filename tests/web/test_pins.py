@@ -9,10 +9,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from pytest_django import Settings
 
+from pins.actions import repin
 from pins.exceptions import NotFound
 from pins.models import Pinner
+from pins.related import record_repin
 from pins.selectors import get_pin, pins_of_board
-from tests.web.helpers import new_board, new_pin, png_upload, text
+from tests.web.helpers import new_board, new_pin, new_pinner, png_upload, text
 
 Login = Callable[[Pinner], Client]
 
@@ -165,3 +167,15 @@ def test_unknown_and_wrong_type_pin_ids_are_the_404_page(pinner: Pinner,
         response = client.post(url) if url.endswith("repin/") else client.get(url)
         assert response.status_code == 404, url
         assert "Not found" in text(response), url
+
+
+def test_the_pin_page_shows_more_like_this(pinner: Pinner, client: Client) -> None:
+    board = new_board(pinner)
+    quiche = new_pin(pinner, board, "Quiche")
+    other = new_pinner()
+    soup = new_pin(other, new_board(other), "Soup")
+    record_repin(repin(pinner.user_id, soup.id, board.id).id)
+    page = text(client.get(f"/pin/{soup.id}/"))
+    assert "<h2>More like this</h2>" in page
+    section = page.split("data-related", 1)[1].split("</section>", 1)[0]
+    assert f'href="/pin/{quiche.id}/"' in section
