@@ -1,4 +1,5 @@
-"""Demo follows: every demo pinner follows a few others, and one board of someone else.
+"""Demo follows: every demo pinner follows a few others, one board of someone else, and two
+interests.
 
 >>> seed_follows({alice: [a1], bob: [b1, b2], carol: [c1]}, per_user=2, seed=1)
 8
@@ -10,12 +11,17 @@ import random
 from collections.abc import Callable
 
 from graph.actions import follow_board, follow_user
+from graph.interests import follow_interest
+from pins.interests import all_interests
+
+INTERESTS_PER_USER = 2
 
 
 def seed_follows(boards_of: dict[int, list[int]], per_user: int, seed: int,
                  step: Callable[[], object] = lambda: None) -> int:
     """Follow ``per_user`` random pinners and one other pinner's board per pinner, through the
-    ordinary actions (so the feed fans the followees' pins in). Returns the follows made."""
+    ordinary actions (so the feed fans the followees' pins in), and two random interests.
+    Returns the follows of pinners and boards made."""
     rng = random.Random(seed)
     users = list(boards_of)
     made = 0
@@ -29,4 +35,6 @@ def seed_follows(boards_of: dict[int, list[int]], per_user: int, seed: int,
         if single:
             made += follow_board(follower, rng.choice(boards_of[rng.choice(single)])).changed
             step()
+        for topic in rng.sample(all_interests(), INTERESTS_PER_USER):
+            follow_interest(follower, topic.slug)
     return made

@@ -9,6 +9,7 @@ from django.contrib.auth.views import LoginView, LogoutView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
+from graph.interests import follow_interest
 from pins.actions import create_pinner
 from pins.actions.pinners import request_account_deletion
 from pins.exceptions import InvalidContent
@@ -35,6 +36,8 @@ def signup(request: HttpRequest) -> HttpResponse:
         except InvalidContent as exc:
             add_domain_error(form, exc)
         else:
+            for slug in data["interests"]:
+                follow_interest(pinner.user_id, slug)
             login(request, pinner.account, backend="django.contrib.auth.backends.ModelBackend")
             messages.success(request, f"Welcome, {pinner.username}! Follow pinners or boards "
                                       "to fill your home feed.")

@@ -58,6 +58,14 @@ class SignupForm(forms.Form):
     password2 = forms.CharField(label="Password again", strip=False,
                                 widget=forms.PasswordInput(attrs={"autocomplete":
                                                                   "new-password"}))
+    interests = forms.MultipleChoiceField(
+        choices=(), required=False, widget=forms.CheckboxSelectMultiple,
+        label="Interests to follow", help_text="Pick a few topics you like (optional).")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["interests"].choices = [  # type: ignore[attr-defined]
+            (item.slug, item.name) for item in all_interests()]
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}

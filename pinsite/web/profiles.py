@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from graph.actions import follow_user, unfollow_user
+from graph.interests import followed_interests
 from graph.selectors import (
     follow_kind,
     follower_count,
@@ -118,4 +119,5 @@ def _header(user_id: int, username: str, viewer_id: int | None) -> dict[str, Any
         "counts": {"boards": user_board_count(user_id), "pins": user_pin_count(user_id),
                    "followers": follower_count(user_id), "following": following_count(user_id)},
         "follow_url": reverse("profile-follow", args=[username]),
+        "interests": followed_interests(user_id),
     }

@@ -9,8 +9,11 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from graph.demo import seed_follows
+from graph.interests import followed_interests
+from pins.demo import DemoPlan, seed_demo
 from pins.models import Pinner
-from pins.selectors import boards_of, pinner_by_username, pins_of_board
+from pins.selectors import boards_of, get_board, pinner_by_username, pins_of_board
 from tests.pins.helpers import new_pinner
 
 
@@ -51,3 +54,15 @@ def test_seed_demo_if_empty_does_nothing_when_pinners_exist() -> None:
 def test_seed_demo_rejects_negative_sizes() -> None:
     with pytest.raises(CommandError, match=re.escape("--users")):
         _seed("--users", "-1")
+
+
+def test_demo_boards_have_interests_and_demo_pinners_follow_two() -> None:
+    report = seed_demo(DemoPlan(users=3, boards_per_user=1, pins_per_board=1,
+                                repins_per_user=0, seed=random.randrange(1 << 30)))
+    fresh = {user: boards for user, boards in report.boards_of.items() if boards}
+    for boards in fresh.values():
+        board = get_board(boards[0])
+        assert board.interest is not None
+        assert pins_of_board(board.id).items[0].interest == board.interest
+    seed_follows(fresh, per_user=1, seed=1)
+    assert all(len(followed_interests(user)) == 2 for user in fresh)

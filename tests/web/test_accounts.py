@@ -8,6 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
+from graph.interests import followed_interests
 from pins.models import Pinner
 from pins.selectors import get_user
 from sharding import objects
@@ -120,3 +121,15 @@ def test_the_own_profile_links_to_account_deletion(pinner: Pinner,
                                                    login: Callable[[Pinner], Client]) -> None:
     page = text(login(pinner).get(f"/u/{pinner.username}/"))
     assert 'href="/account/delete/"' in page
+
+
+def test_signing_up_can_follow_interests_at_once(client: Client) -> None:
+    username = unique_username()
+    assert 'value="travel"' in text(client.get("/signup/"))
+    response = client.post("/signup/", {"username": username, "password1": PASSWORD,
+                                        "password2": PASSWORD, "interests": ["travel", "art"]})
+    assert response["Location"] == "/"
+    pinner = Pinner.objects.get(account__username=username)
+    assert [t.slug for t in followed_interests(pinner.user_id)] == ["art", "travel"]
+    profile = text(client.get(f"/u/{username}/"))
+    assert 'data-interest="art">Art</a>' in profile and "choose interests…" in profile
