@@ -35,7 +35,7 @@ from pins.demo import demo_pictures
 from sharding import outbox
 from sharding.hosts import atomic, cursor
 from sharding.topology import current_map
-from toolkit.bench import Latency, percentile, ratio
+from toolkit.bench import Latency, ratio
 from toolkit.queue import raw_publish
 
 BENCH_EVENT = "bench_event"
@@ -103,9 +103,7 @@ def _timed(action: Callable[[int], object], index: int,
 
 
 def _summary(timings: list[float]) -> dict[str, Any]:
-    ordered = sorted(timings)
-    latency = Latency(len(ordered), percentile(ordered, 0.5), percentile(ordered, 0.99),
-                      sum(ordered) / len(ordered))
+    latency = Latency.of(timings)
     return {**latency.to_json(), "per_s": round(1e6 / latency.mean_us, 1)}
 
 

@@ -7,9 +7,13 @@
 
 from __future__ import annotations
 
+import logging
+import time
 from typing import Any
 
 from sharding.conf import Settings
+
+log = logging.getLogger("pinsite.events")
 
 DEFAULTS: dict[str, Any] = {
     # The relay: rows per batch, how often an idle relay looks, and how old a row must be
@@ -34,3 +38,10 @@ DEFAULTS: dict[str, Any] = {
 }
 
 events_settings = Settings("PINSITE_EVENTS", DEFAULTS)
+
+
+def hold(milliseconds: int) -> None:
+    """Pause for a test hook's setting (``HOLD_…_MS``); nothing when it is zero."""
+    if milliseconds > 0:
+        log.warning("holding %d ms (a PINSITE_EVENTS test hook is set)", milliseconds)
+        time.sleep(milliseconds / 1000)

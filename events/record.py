@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from typing import Any
 from django.db import connections
 
 from events import marker, registry
-from events.conf import events_settings
+from events.conf import events_settings, hold
 from sharding import outbox
 from sharding.hosts import after_commit, alias_for_shard
 from sharding.mappings import now_sequence
@@ -65,7 +64,7 @@ def publish(events: Sequence[Event]) -> bool:
     failed, in which case the relay sends them later."""
     if not events:
         return True
-    _hold(events_settings.HOLD_BEFORE_PUBLISH_MS)
+    hold(events_settings.HOLD_BEFORE_PUBLISH_MS)
     try:
         send_all(message for event in events
                  for message in registry.messages_for(event.name, event.payload))
@@ -106,8 +105,3 @@ def without_outbox() -> Iterator[None]:
 def _without_outbox() -> bool:
     return bool(getattr(_direct, "on", False))
 
-
-def _hold(milliseconds: int) -> None:
-    if milliseconds > 0:
-        log.warning("holding %d ms (PINSITE_EVENTS hold setting)", milliseconds)
-        time.sleep(milliseconds / 1000)

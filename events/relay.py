@@ -24,7 +24,7 @@ from django.db import connections
 from dramatiq import Message
 
 from events import registry
-from events.conf import events_settings
+from events.conf import events_settings, hold
 from sharding import outbox
 from sharding.exceptions import ShardingError
 from sharding.mappings import now_sequence
@@ -105,7 +105,7 @@ class Relay:
             ready = [(row, messages) for row, messages in built if messages is not None]
             after = rows[-1].id  # a batch of nothing but failing rows: look past it
         send_all(message for _, messages in ready for message in messages)
-        _hold(events_settings.HOLD_BEFORE_MARK_MS)
+        hold(events_settings.HOLD_BEFORE_MARK_MS)
         outbox.mark_sent(alias, [row.id for row, _ in ready], now_sequence())
         self.sent += len(ready)
         return len(ready)
@@ -135,7 +135,3 @@ def _messages(alias: str, row: outbox.Row) -> list[Message[Any]] | None:
                       row.name, row.payload)
         return None
 
-
-def _hold(milliseconds: int) -> None:
-    if milliseconds > 0:
-        time.sleep(milliseconds / 1000)

@@ -85,12 +85,13 @@ def forget_board(board_id: int, owner_id: int) -> int:
     (edge log and Redis, implicit follows of the owner recomputed), then its own keys.
     Idempotent and resumable; returns how many followers it took the board from."""
     forgotten = 0
-    for follower in selectors.board_followers_and_unfollowers(board_id):
-        with edgelog.follower_lock(follower):
-            change = edgelog.record_board_forget(follower, board_id, owner_id)
-            apply(updates.forget_board(follower, board_id, owner_id, change))
-            _publish(change)
-        forgotten += 1
+    for chunk in selectors.iter_board_side(board_id):
+        for follower in chunk:
+            with edgelog.follower_lock(follower):
+                change = edgelog.record_board_forget(follower, board_id, owner_id)
+                apply(updates.forget_board(follower, board_id, owner_id, change))
+                _publish(change)
+            forgotten += 1
     apply([updates.forget_board_keys(board_id)])
     return forgotten
 
@@ -112,8 +113,8 @@ def forget_user(user_id: int) -> int:
             apply(updates.unfollow_board(user_id, board, owner, change))
             _publish(change)
         dropped += 1
-    for follower in selectors.user_followers_of(user_id):
-        dropped += _drop_user_follow(follower, user_id)
+    for chunk in selectors.iter_user_followers(user_id, explicit_only=True):
+        dropped += sum(_drop_user_follow(follower, user_id) for follower in chunk)
     return dropped
 
 

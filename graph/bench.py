@@ -32,7 +32,7 @@ from pins.actions import create_pinner
 from pins.types import USER
 from sharding.ids import compose
 from sharding.topology import current_map as current_shard_map
-from toolkit.bench import Latency, percentile, rate, ratio
+from toolkit.bench import Latency, rate, ratio
 
 FOLLOWS_PER_USER = 20
 POPULAR_USERS = 100
@@ -124,13 +124,7 @@ def _interleaved(store: Callable[[int], object], raw: Callable[[int], object],
                 began = time.perf_counter_ns()
                 call(index)
                 found.append((time.perf_counter_ns() - began) / 1000)
-    return _latency(timings[0]), _latency(timings[1])
-
-
-def _latency(timings: list[float]) -> Latency:
-    ordered = sorted(timings)
-    return Latency(len(ordered), percentile(ordered, 0.5), percentile(ordered, 0.99),
-                   sum(ordered) / len(ordered))
+    return Latency.of(timings[0]), Latency.of(timings[1])
 
 
 def _compared(name: str, store: Latency, raw: Latency, raw_name: str) -> dict[str, Any]:

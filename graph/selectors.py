@@ -220,27 +220,24 @@ def iter_board_followers(board_id: int | str, chunk: int = 1000) -> Iterator[lis
             yield kept
 
 
-def board_followers_and_unfollowers(board_id: int) -> list[int]:
-    """Everyone Redis lists on a board's side: its explicit followers and those who unfollowed
-    it while following its owner (works for a deleted board, which :func:`iter_board_followers`
-    cannot place)."""
+def iter_board_side(board_id: int, chunk: int = 1000) -> Iterator[list[int]]:
+    """Everyone Redis lists on a board's side, ``chunk`` at a time: its explicit followers
+    (``HSCAN``), then those who unfollowed it while following its owner. Works for a deleted
+    board, which :func:`iter_board_followers` cannot place; a member may come twice."""
     vshard = vshard_of(board_id)
-    followers, unfollowers = reads.execute(vshard, [
-        ("hkeys", board_key(board_id, BOARD_FOLLOWERS)),
-        ("smembers", board_key(board_id, BOARD_UNFOLLOWERS))])
-    return sorted({int(member) for member in [*followers, *unfollowers]})
+    for fields in reads.hash_chunks(vshard, board_key(board_id, BOARD_FOLLOWERS), chunk):
+        yield [int(field) for field in fields]
+    [unfollowers] = reads.execute(vshard, [("smembers", board_key(board_id, BOARD_UNFOLLOWERS))])
+    if unfollowers:
+        yield sorted(int(member) for member in unfollowers)
 
 
-def user_followers_of(user_id: int) -> list[int]:
-    """Everyone who follows a user explicitly (works for a user being deleted)."""
-    return [int(member) for member in reads.execute(
-        vshard_of(user_id), [("zrange", user_key(user_id, FOLLOWERS), 0, -1)])[0]]
-
-
-def iter_user_followers(user_id: int | str, chunk: int = 1000) -> Iterator[list[int]]:
-    """Every follower of a user (explicit, then implicit), ``chunk`` at a time."""
+def iter_user_followers(user_id: int | str, chunk: int = 1000,
+                        explicit_only: bool = False) -> Iterator[list[int]]:
+    """Every follower of a user (explicit, then implicit), ``chunk`` at a time. Works for a
+    user being deleted."""
     user = lookup.user_id(user_id)
-    for kind in (FOLLOWERS, IMPLICIT_FOLLOWERS):
+    for kind in (FOLLOWERS,) if explicit_only else (FOLLOWERS, IMPLICIT_FOLLOWERS):
         for batch in _newest_batches(vshard_of(user), user_key(user, kind), chunk):
             yield [int(member) for member, _ in batch]
 

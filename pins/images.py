@@ -17,7 +17,7 @@ import secrets
 import warnings
 from dataclasses import dataclass, field
 from io import BytesIO
-from typing import IO
+from typing import IO, Any
 
 from django.core.files.base import ContentFile, File
 from django.core.files.storage import default_storage
@@ -29,6 +29,8 @@ from pins.exceptions import InvalidContent
 ALLOWED_FORMATS = ("JPEG", "PNG", "GIF", "WEBP")
 EXTENSIONS = {"JPEG": "jpg", "PNG": "png", "GIF": "gif", "WEBP": "webp"}
 MAX_DEMO_SIDE = 4000
+UPLOADED_HERE = 0
+"""``image_of`` of a pin that uploaded its own image (a repin names the uploading pin)."""
 
 ImageInput = bytes | File | IO[bytes]
 
@@ -145,6 +147,15 @@ def delete_stored_image(stored: StoredImage) -> None:
     """Remove both files (undoing :func:`store_image` when the pin could not be saved)."""
     for name in (stored.image, stored.thumbnail):
         default_storage.delete(name)
+
+
+def image_pin(pin_id: int, data: dict[str, Any]) -> int | None:
+    """The pin that uploaded this pin's image (its ``image_has_pins`` list tracks who shares
+    the files); ``None`` for pins made before images were tracked, whose files are kept."""
+    image_of = data.get("image_of")
+    if image_of == UPLOADED_HERE:
+        return pin_id
+    return None if image_of is None else int(image_of)
 
 
 def generate_demo_image(seed: int, width: int, height: int) -> bytes:

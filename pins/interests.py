@@ -16,7 +16,7 @@ InvalidContent: There is no interest 'knitting'.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -42,11 +42,19 @@ class Interest:
 
 @dataclass(frozen=True)
 class Taxonomy:
+    """The interests in order, with lookups by slug and by ID built once."""
+
     version: int
     interests: tuple[Interest, ...]
+    by_slug: dict[str, Interest] = field(init=False, repr=False, compare=False)
+    by_id: dict[int, Interest] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_slug", {item.slug: item for item in self.interests})
+        object.__setattr__(self, "by_id", {item.id: item for item in self.interests})
 
     def slugs(self) -> list[str]:
-        return [item.slug for item in self.interests]
+        return list(self.by_slug)
 
 
 @cache
@@ -65,18 +73,18 @@ def all_interests() -> list[Interest]:
 
 def interest(slug: str) -> Interest:
     """The interest with this slug, or :class:`~pins.exceptions.NotFound`."""
-    for item in taxonomy().interests:
-        if item.slug == slug:
-            return item
-    raise NotFound(f"There is no interest {slug!r}.")
+    found = taxonomy().by_slug.get(slug)
+    if found is None:
+        raise NotFound(f"There is no interest {slug!r}.")
+    return found
 
 
 def interest_by_id(interest_id: int) -> Interest:
     """The interest with this 64-bit ID, or :class:`~pins.exceptions.NotFound`."""
-    for item in taxonomy().interests:
-        if item.id == interest_id:
-            return item
-    raise NotFound(f"There is no interest {interest_id}.")
+    found = taxonomy().by_id.get(interest_id)
+    if found is None:
+        raise NotFound(f"There is no interest {interest_id}.")
+    return found
 
 
 def clean_interest(value: str | None) -> str | None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from pins.domain import Pin
+from pins.images import image_pin
 from pins.lookup import checked_id
 from pins.types import (
     BOARD_HAS_PINS,
@@ -26,8 +27,6 @@ from pins.types import (
     REPIN_COUNTED_FOR_RELATED,
 )
 from sharding import mappings, objects
-from sharding.hosts import atomic
-from sharding.ids import shard_of
 
 RELATED_LIMIT = 100
 """Related pins kept per pin (the strongest)."""
@@ -47,11 +46,13 @@ def record_repin(repin_id: int) -> int:
     item = item_of(repin_id, repin)
     board = int(repin["board_id"])
     others = _items_on_board(board, skip=repin_id) - {item}
+    grown = False
     for other in sorted(others):
-        mappings.add_to_sequence(PIN_RELATES_TO_PIN, item, other, 1)
-        mappings.add_to_sequence(PIN_RELATES_TO_PIN, other, item, 1)
-        mappings.keep_top(PIN_RELATES_TO_PIN, other, RELATED_LIMIT)
-    mappings.keep_top(PIN_RELATES_TO_PIN, item, RELATED_LIMIT)
+        grown |= mappings.add_to_sequence(PIN_RELATES_TO_PIN, item, other, 1)
+        if mappings.add_to_sequence(PIN_RELATES_TO_PIN, other, item, 1):
+            mappings.keep_top(PIN_RELATES_TO_PIN, other, RELATED_LIMIT)
+    if grown:  # only a new edge can take a list past the limit
+        mappings.keep_top(PIN_RELATES_TO_PIN, item, RELATED_LIMIT)
     return len(others)
 
 
@@ -70,18 +71,16 @@ def related_pins(pin_id: int | str, limit: int = 20) -> list[tuple[Pin, int]]:
 
 def item_of(pin_id: int, data: dict[str, Any]) -> int:
     """The pin that stands for this pin's image: the pin that uploaded it (its own ID for an
-    upload), else a repin's source, else the pin itself."""
-    image_of = data.get("image_of")
-    if image_of:
-        return int(image_of)
-    if image_of is None and data.get("source_pin_id") is not None:
-        return int(data["source_pin_id"])
-    return pin_id
+    upload), else (a pin stored before images were tracked) a repin's source, else the pin."""
+    uploaded_by = image_pin(pin_id, data)
+    if uploaded_by is not None:
+        return uploaded_by
+    source = data.get("source_pin_id")
+    return pin_id if source is None else int(source)
 
 
 def _mark_counted(repin_id: int) -> bool:
-    with atomic(shard_of(repin_id)):
-        return mappings.add(REPIN_COUNTED_FOR_RELATED, repin_id, repin_id)
+    return mappings.add(REPIN_COUNTED_FOR_RELATED, repin_id, repin_id)
 
 
 def _items_on_board(board_id: int, skip: int) -> set[int]:

@@ -122,16 +122,19 @@ def add(table: MappingTable, from_id: int, to_id: int, sequence: int | None = No
     return added
 
 
-def add_to_sequence(table: MappingTable, from_id: int, to_id: int, amount: int) -> None:
+def add_to_sequence(table: MappingTable, from_id: int, to_id: int, amount: int) -> bool:
     """Add ``amount`` to an edge's sequence, making the edge with ``amount`` if it is new: for
-    weighted lists, whose sequence is a weight (pages then come heaviest first)."""
+    weighted lists, whose sequence is a weight (pages then come heaviest first). True if the
+    edge is new (MySQL counts an inserted row once, an updated one twice)."""
     expect_type(to_id, table.to_type)
     alias, name = _location(table, from_id)
     with cursor(alias) as c:
         c.execute(f"INSERT INTO {name} (from_id, to_id, sequence) VALUES (%s, %s, %s) "
                   "ON DUPLICATE KEY UPDATE sequence = sequence + VALUES(sequence)",
                   [from_id, to_id, amount])
+        added = c.rowcount == 1
     after_commit(alias, lambda: cache.forget_list(table.name, from_id))
+    return added
 
 
 def keep_top(table: MappingTable, from_id: int, keep: int) -> int:

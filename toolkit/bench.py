@@ -24,6 +24,13 @@ class Latency:
     p99_us: float
     mean_us: float
 
+    @classmethod
+    def of(cls, timings: list[float]) -> Latency:
+        """The percentiles of ``timings`` (microseconds, in any order)."""
+        ordered = sorted(timings)
+        return cls(len(ordered), percentile(ordered, 0.50), percentile(ordered, 0.99),
+                   sum(ordered) / len(ordered))
+
     def to_json(self) -> dict[str, Any]:
         return {"samples": self.samples, "p50_us": round(self.p50_us, 1),
                 "p99_us": round(self.p99_us, 1), "mean_us": round(self.mean_us, 1)}
@@ -42,9 +49,7 @@ def latency(call: Callable[[int], object], samples: int) -> Latency:
         start = time.perf_counter_ns()
         call(index)
         timings.append((time.perf_counter_ns() - start) / 1000)
-    timings.sort()
-    return Latency(samples, percentile(timings, 0.50), percentile(timings, 0.99),
-                   sum(timings) / len(timings))
+    return Latency.of(timings)
 
 
 def rate(call: Callable[[int], object], count: int) -> float:

@@ -29,7 +29,7 @@ Scored = tuple[str, int]
 
 READ_COMMANDS = frozenset({
     "zscore", "zmscore", "zcard", "scard", "hlen", "get", "exists", "sismember", "smismember",
-    "hexists", "hget", "hmget", "hgetall", "hkeys", "smembers", "zrange",
+    "hexists", "hget", "hmget", "hgetall", "smembers",
 })
 
 

@@ -15,7 +15,14 @@ import logging
 from events.mappings import write_after_commit
 from pins import events
 from pins.domain import JSONObject, Pin, timestamp_text, timestamp_us
-from pins.images import ImageInput, StoredImage, delete_stored_image, store_image
+from pins.images import (
+    UPLOADED_HERE,
+    ImageInput,
+    StoredImage,
+    delete_stored_image,
+    image_pin,
+    store_image,
+)
 from pins.lookup import load, replace
 from pins.permissions import owned_board, owned_pin
 from pins.types import BOARD_HAS_PINS, IMAGE_HAS_PINS, PIN, PIN_HAS_REPINS, USER_HAS_PINS
@@ -29,8 +36,6 @@ logger = logging.getLogger("pinsite.pins")
 
 BOARD_DELETE_CHUNK = 500
 SHARED_WITH_SOURCE = ("description", "link", "image", "thumbnail", "width", "height")
-UPLOADED_HERE = 0
-"""``image_of`` of a pin that uploaded its own image (a repin names the uploading pin)."""
 
 Edge = tuple[MappingTable, int, int]
 
@@ -58,7 +63,7 @@ def repin(pinner_id: int, source_pin_id: int, board_id: int, title: str | None =
     fields = {key: source[key] for key in SHARED_WITH_SOURCE}
     fields["interest"] = board.get("interest")
     fields["title"] = source["title"] if title is None else clean_title(title)
-    fields["image_of"] = _image_pin(source_id, source)
+    fields["image_of"] = image_pin(source_id, source)
     return _insert_pin(pinner_id, board_id, fields, source_id)
 
 
@@ -98,11 +103,13 @@ def delete_pins_of_board(board_id: int, owner_id: int) -> int:
 
 def delete_pins_of_user(user_id: int) -> int:
     """Delete every pin still listed as the user's (account deletion, after their boards)."""
+    listed = [entry.to_id for entry in mappings.iterate(USER_HAS_PINS, user_id)]
     deleted = 0
-    for entry in list(mappings.iterate(USER_HAS_PINS, user_id, chunk=BOARD_DELETE_CHUNK)):
-        found = objects.get_many([entry.to_id]).get(entry.to_id)
-        if found is not None:
-            deleted += _delete_pins(shard_of(entry.to_id), {entry.to_id: found})
+    for start in range(0, len(listed), BOARD_DELETE_CHUNK):
+        by_shard: dict[int, dict[int, JSONObject]] = {}
+        for pin_id, data in objects.get_many(listed[start:start + BOARD_DELETE_CHUNK]).items():
+            by_shard.setdefault(shard_of(pin_id), {})[pin_id] = data
+        deleted += sum(_delete_pins(shard, pins) for shard, pins in by_shard.items())
     mappings.clear(USER_HAS_PINS, user_id)
     return deleted
 
@@ -171,19 +178,10 @@ def _delete_pins(shard: int, pins: dict[int, JSONObject]) -> int:
     return deleted
 
 
-def _image_pin(pin_id: int, data: JSONObject) -> int | None:
-    """The pin that uploaded this pin's image (its ``image_has_pins`` list tracks who shares
-    the files); ``None`` for pins made before images were tracked, whose files are kept."""
-    image_of = data.get("image_of")
-    if image_of == UPLOADED_HERE:
-        return pin_id
-    return None if image_of is None else int(image_of)
-
-
 def _release_image(shard: int, pin_id: int, data: JSONObject) -> None:
-    image_pin = _image_pin(pin_id, data)
-    if image_pin is not None:
-        events.image_released(shard, image_pin, str(data["image"]), str(data["thumbnail"]))
+    uploaded_by = image_pin(pin_id, data)
+    if uploaded_by is not None:
+        events.image_released(shard, uploaded_by, str(data["image"]), str(data["thumbnail"]))
 
 
 def _forget_repins(pin_id: int) -> None:
@@ -200,9 +198,9 @@ def _edges(pin_id: int, data: JSONObject) -> list[Edge]:
              (USER_HAS_PINS, int(data["pinner_id"]), pin_id)]
     if data.get("source_pin_id") is not None:
         edges.append((PIN_HAS_REPINS, int(data["source_pin_id"]), pin_id))
-    image_pin = _image_pin(pin_id, data)
-    if image_pin is not None:
-        edges.append((IMAGE_HAS_PINS, image_pin, pin_id))
+    uploaded_by = image_pin(pin_id, data)
+    if uploaded_by is not None:
+        edges.append((IMAGE_HAS_PINS, uploaded_by, pin_id))
     return edges
 
 

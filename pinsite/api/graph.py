@@ -124,8 +124,8 @@ class BatchCheckView(PinsiteView):
         users = query.validated_data.get("users", [])
         boards = query.validated_data.get("boards", [])
         slugs = [s for s in query.validated_data.get("interests", "").split(",") if s]
-        followed = set(which_interests_followed(
-            me, [slug for slug in slugs if slug in taxonomy().slugs()]))
+        known = taxonomy().by_slug
+        followed = set(which_interests_followed(me, [slug for slug in slugs if slug in known]))
         return self.render(BatchCheckSerializer, {
             "users": _answers(users, graph.which_users_followed(me, _of_type(users, USER))),
             "boards": _answers(boards, graph.which_boards_followed(

@@ -64,8 +64,7 @@ class SignupForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["interests"].choices = [  # type: ignore[attr-defined]
-            (item.slug, item.name) for item in all_interests()]
+        self.fields["interests"].choices = _interest_choices()  # type: ignore[attr-defined]
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -85,8 +84,8 @@ class BoardForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["interest"].choices = [("", "No interest")] + [  # type: ignore[attr-defined]
-            (item.slug, item.name) for item in all_interests()]
+        self.fields["interest"].choices = [  # type: ignore[attr-defined]
+            ("", "No interest"), *_interest_choices()]
 
 
 class PinForm(forms.Form):
@@ -111,3 +110,7 @@ class RepinForm(forms.Form):
     def __init__(self, *args: Any, boards: Iterable[Board] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["board"].choices = board_choices(boards)  # type: ignore[attr-defined]
+
+
+def _interest_choices() -> list[tuple[str, str]]:
+    return [(item.slug, item.name) for item in all_interests()]

@@ -13,6 +13,7 @@ from graph.interests import (
     follow_interest,
     followed_interests,
     interest_follower_count,
+    is_following_interest,
     unfollow_interest,
 )
 from pins.interests import all_interests, interest
@@ -38,7 +39,7 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
     """One interest: its follower count and, for a pinner, a follow button."""
     topic = interest(slug)
     viewer_id = acting_user_id(request)
-    following = viewer_id is not None and topic in followed_interests(viewer_id)
+    following = viewer_id is not None and is_following_interest(viewer_id, topic.slug)
     return render(request, "interests/detail.html", {
         "topic": topic, "followers": interest_follower_count(topic.slug),
         "viewer_id": viewer_id, "following": following,

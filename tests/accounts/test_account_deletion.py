@@ -36,7 +36,7 @@ from pins.types import PIN_HAS_REPINS, USER_HAS_BOARDS, USER_HAS_PINS
 from sharding import mappings, objects, slices
 from tests.api.helpers import PASSWORD, new_caller
 from tests.feed.helpers import feed_ids, new_board, new_pin, new_user
-from tests.pins.test_board_deletion import graph_is_clean
+from tests.graph.helpers import verify_all
 from tests.polling import wait_until
 
 pytestmark = pytest.mark.slow
@@ -113,7 +113,7 @@ def test_deleting_an_account_removes_everything_it_made_and_follows(
     assert not Token.objects.filter(key=victim.token).exists()
     assert not [s for s in Session.objects.all()
                 if s.get_decoded().get("_auth_user_id") == str(victim.user_id)]
-    report = graph_is_clean()
+    report = verify_all()
     assert report["difference_count"] == 0 and report["orphan_rows"] == 0, report
     assert create_pinner(victim.username, None).username == victim.username  # free again
 

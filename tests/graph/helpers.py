@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import io
+import json
 import uuid
+
+from django.core.management import call_command
 
 from graph import keys, topology
 from graph.keys import Value
@@ -37,3 +41,11 @@ def snapshot(instance: str) -> dict[str, Value]:
 
 def masters() -> list[str]:
     return topology.current_map().masters()
+
+
+def verify_all() -> dict[str, object]:
+    """The report of ``graph verify --all --json``."""
+    out = io.StringIO()
+    call_command("graph", "verify", "--all", "--json", stdout=out)
+    report: dict[str, object] = json.loads(out.getvalue())
+    return report

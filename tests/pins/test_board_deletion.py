@@ -4,13 +4,10 @@ queue worker."""
 
 from __future__ import annotations
 
-import io
-import json
 from pathlib import Path
 
 import dramatiq
 from django.conf import settings
-from django.core.management import call_command
 
 from feed.store.pools import CLUSTERS
 from graph import actions as graph
@@ -20,14 +17,8 @@ from pins.actions import delete_board
 from pins.selectors import get_pin
 from sharding import mappings
 from tests.feed.helpers import feed_ids, new_board, new_pin, new_user
+from tests.graph.helpers import verify_all
 from tests.polling import wait_until
-
-
-def graph_is_clean() -> dict[str, object]:
-    out = io.StringIO()
-    call_command("graph", "verify", "--all", "--json", stdout=out)
-    report: dict[str, object] = json.loads(out.getvalue())
-    return report
 
 
 def media_file(name: str) -> Path:
@@ -60,14 +51,14 @@ def test_a_deleted_board_leaves_the_graph_the_feeds_and_the_disk(
                                       for f in everyone for c in CLUSTERS), timeout=60)
     for fan in (owner_fan, unfollower, both):
         assert all(stays in feed_ids(fan, cluster) for cluster in CLUSTERS)
-    assert wait_until(lambda: not selectors.board_followers_and_unfollowers(doomed))
+    assert wait_until(lambda: not list(selectors.iter_board_side(doomed)))
     for fan in everyone:
         assert not mappings.contains(USER_FOLLOWS_BOARD, fan, doomed)
         assert not mappings.contains(USER_UNFOLLOWS_BOARD, fan, doomed)
     assert selectors.follow_kind(board_fan, owner) is None  # its implicit follow went
     assert selectors.follow_kind(both, owner) == "explicit"
     assert wait_until(lambda: not any(path.exists() for path in files), timeout=30)
-    report = graph_is_clean()
+    report = verify_all()
     assert report["difference_count"] == 0 and report["orphan_rows"] == 0, report
 
 
@@ -80,4 +71,4 @@ def test_deleting_a_board_again_after_an_interrupted_delete_finishes_it(
     graph.forget_board(board, owner)
     assert not mappings.contains(USER_FOLLOWS_BOARD, fan, board)
     delete_board(owner, board)
-    assert wait_until(lambda: not selectors.board_followers_and_unfollowers(board))
+    assert wait_until(lambda: not list(selectors.iter_board_side(board)))
