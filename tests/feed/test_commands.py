@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from graph.actions import follow_board
+from pins.selectors import get_user
 from tests.feed.helpers import CapturedQueue, feed_ids, new_board, new_pin, new_user
 
 
@@ -62,3 +63,10 @@ def test_bad_input_is_a_command_error(args: tuple[str, ...]) -> None:
 
 def test_dead_letters_print_as_json() -> None:
     assert isinstance(json.loads(_run("deadletters", "--json")), list)
+
+
+def test_show_takes_a_username_as_the_readme_says(queue: CapturedQueue) -> None:
+    fan, _ = _followed_feed(queue)
+    username = get_user(fan).username
+    assert _run("show", username, "--limit", "1") == _run("show", str(fan), "--limit", "1") \
+        .replace(f"user {fan}:", f"user {username}:")

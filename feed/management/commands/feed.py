@@ -13,6 +13,8 @@ from feed.exceptions import FeedError, FeedUnavailable
 from feed.schema import Entry
 from feed.store.pools import CLUSTERS
 from graph.exceptions import GraphError
+from pins.exceptions import NotFound
+from pins.selectors import pinner_by_username
 from sharding.exceptions import ShardingError
 from toolkit.commands import SubcommandCommand
 
@@ -57,7 +59,7 @@ class Command(SubcommandCommand):
                     json: bool = False, **_: Any) -> None:
         if limit < 1:
             raise CommandError("--limit must be at least 1")
-        row = selectors.feed_head(user, cluster)  # type: ignore[arg-type]
+        row = selectors.feed_head(_user_id(user), cluster)  # type: ignore[arg-type]
         head = row.entries[:limit]
         pins = {pin.id: pin for pin in selectors.hydrate(head)}
         entries = [_entry_json(entry, pins.get(entry.pin_id)) for entry in head]
@@ -74,7 +76,7 @@ class Command(SubcommandCommand):
                               f"{item['title'] if item['exists'] else '(deleted)'}")
 
     def handle_rebuild(self, user: str, json: bool = False, **_: Any) -> None:
-        user_id = selectors.checked_user(user)
+        user_id = _user_id(user)
         outcome: dict[str, Any] = {}
         for name in CLUSTERS:
             try:
@@ -103,6 +105,16 @@ class Command(SubcommandCommand):
         for letter in letters:
             self.stdout.write(f"{letter.queue}  {letter.actor}{tuple(letter.args)!r}  "
                               f"retries={letter.retries}  {letter.error}")
+
+
+def _user_id(user: str) -> int:
+    """A user ID as given, or the ID of the pinner called ``user`` (``feed show demo``)."""
+    if user.strip().isdigit():
+        return selectors.checked_user(user)
+    try:
+        return pinner_by_username(user).user_id
+    except NotFound as exc:
+        raise CommandError(str(exc)) from exc
 
 
 def _entry_json(entry: Entry, pin: Any) -> dict[str, Any]:
