@@ -4,8 +4,9 @@ The follower's side is a row of ``user_follows_interest`` on the follower's shar
 interest's side is *sliced* (:mod:`sharding.slices`): ``interest_followed_by_user`` keeps each
 follower's row on the follower's own shard, so both rows change in one transaction on one host,
 and no shard or Redis instance ever holds a popular interest's millions of followers whole.
-:class:`~graph.models.InterestSlice` maps an interest to the shards holding its slices;
-fanout walks them, the hosts in parallel. Each change records ``interest_follow_changed``.
+:class:`~graph.models.InterestSlice` (through a :class:`~sharding.slices.SliceMap`) maps an
+interest to the shards holding its slices; fanout walks them, the hosts in parallel. Each
+change records ``interest_follow_changed``.
 
 >>> follow_interest(alice, "travel").changed
 True
@@ -30,7 +31,8 @@ from sharding.hosts import atomic
 from sharding.ids import shard_of
 from sharding.mappings import now_sequence
 
-_known_slices: set[tuple[int, int]] = set()
+FOLLOWER_SLICES = slices.SliceMap(InterestSlice, "interest_id")
+"""The shards holding slices of each interest's followers."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ class InterestFollowChange:
 def follow_interest(follower_id: int | str, slug: str) -> InterestFollowChange:
     """``follower_id`` follows the interest ``slug`` (idempotent)."""
     follower, topic = _inputs(follower_id, slug)
-    _ensure_slice(topic.id, shard_of(follower))
+    FOLLOWER_SLICES.ensure(topic.id, shard_of(follower))
     with atomic(shard_of(follower)):
         now = now_sequence()
         added = mappings.add(USER_FOLLOWS_INTEREST, follower, topic.id, now)
@@ -90,7 +92,7 @@ def is_following_interest(user_id: int | str, slug: str) -> bool:
 def interest_follower_count(slug: str) -> int:
     """Exact, summed over the interest's slices (one query per host and group of shards)."""
     topic = interest(slug)
-    return slices.count(INTEREST_FOLLOWED_BY_USER, topic.id, _slice_shards(topic.id))
+    return slices.count(INTEREST_FOLLOWED_BY_USER, topic.id, FOLLOWER_SLICES.shards(topic.id))
 
 
 def followed_interest_count(user_id: int | str) -> int:
@@ -100,13 +102,13 @@ def followed_interest_count(user_id: int | str) -> int:
 def iter_interest_followers(slug: str, chunk: int = 1000) -> Iterator[list[int]]:
     """Every follower of an interest, ``chunk`` at a time, its slices read in parallel."""
     topic = interest(slug)
-    yield from slices.members(INTEREST_FOLLOWED_BY_USER, topic.id, _slice_shards(topic.id),
-                              chunk)
+    yield from slices.members(INTEREST_FOLLOWED_BY_USER, topic.id,
+                              FOLLOWER_SLICES.shards(topic.id), chunk)
 
 
 def slice_shards(slug: str) -> list[int]:
     """The shards holding slices of an interest's followers (for operators and tests)."""
-    return _slice_shards(interest(slug).id)
+    return FOLLOWER_SLICES.shards(interest(slug).id)
 
 
 def _unfollow(follower: int, topic: Interest) -> InterestFollowChange:
@@ -123,16 +125,3 @@ def _inputs(follower_id: int | str, slug: str) -> tuple[int, Interest]:
     follower = lookup.user_id(follower_id)
     lookup.require_users(follower)
     return follower, interest(slug)
-
-
-def _ensure_slice(interest_id: int, shard: int) -> None:
-    """Name ``shard`` in the interest's slice map before its first row is written there."""
-    if (interest_id, shard) in _known_slices:
-        return
-    InterestSlice.objects.get_or_create(interest_id=interest_id, shard=shard)
-    _known_slices.add((interest_id, shard))
-
-
-def _slice_shards(interest_id: int) -> list[int]:
-    return sorted(InterestSlice.objects.filter(interest_id=interest_id)
-                  .values_list("shard", flat=True))

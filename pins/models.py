@@ -1,7 +1,8 @@
 """Django models of the content domain, on the ``default`` database.
 
 Everything a pinner makes lives on the shards; ``default`` keeps only what must be globally
-unique: the username → user ID index, joined to Django's auth user for logins.
+unique: the username → user ID index, joined to Django's auth user for logins, and the small
+map of the shards holding slices of an interest's pin list.
 """
 
 from __future__ import annotations
@@ -33,3 +34,17 @@ class Pinner(models.Model):
     @property
     def username(self) -> str:
         return str(self.account.get_username())
+
+
+class InterestPinSlice(models.Model):
+    """Shard ``shard`` holds (or held) pins of interest ``interest_id`` (``interest_has_pin``)."""
+
+    interest_id = models.BigIntegerField()
+    shard = models.IntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["interest_id", "shard"],
+                                               name="interest_pin_slice_unique")]
+
+    def __str__(self) -> str:
+        return f"pins of interest {self.interest_id} on shard {self.shard}"

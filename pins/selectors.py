@@ -2,7 +2,8 @@
 
 A page is an application-side join: one mapping page (list cache), then ONE
 ``objects.get_many`` for all its IDs (object cache, one query per host). Entries whose object
-is gone are skipped, so a page may hold fewer items than ``limit``.
+is gone are skipped, so a page may hold fewer items than ``limit``. An interest's pins come
+from its sliced list (:mod:`pins.interest_pins`), merged over the shards holding it.
 
 >>> page = pins_of_board(board_id, limit=25)
 >>> [pin.title for pin in page.items], page.next_cursor
@@ -20,6 +21,8 @@ from django.contrib.auth.models import AnonymousUser
 from pins.conf import content_settings
 from pins.domain import Board, JSONObject, Page, Pin, User
 from pins.exceptions import InvalidContent, NotFound
+from pins.interest_pins import interest_pin_ids
+from pins.interests import interest
 from pins.lookup import checked_id, load
 from pins.models import Pinner
 from pins.types import (
@@ -33,7 +36,14 @@ from pins.types import (
 )
 from sharding import ids, mappings, objects
 from sharding.exceptions import ShardNotOpen
-from sharding.mappings import MAX_PAGE, InvalidCursor, MappingTable
+from sharding.mappings import (
+    MAX_PAGE,
+    Entry,
+    InvalidCursor,
+    MappingTable,
+    decode_cursor,
+    encode_cursor,
+)
 
 T = TypeVar("T")
 
@@ -105,6 +115,21 @@ def repins_of(pin_id: int | str, limit: int | None = None, after: str | None = N
     return _page(PIN_HAS_REPINS, pin_id, limit, after, Pin.from_json)
 
 
+def interest_pins_page(slug: str, limit: int | None = None, after: str | None = None,
+                       ) -> Page[Pin]:
+    """The newest pins carrying an interest (made on a board with it), newest first, over
+    every shard holding a slice of its list; an unknown slug is :class:`NotFound`."""
+    topic = interest(slug)
+    size = _page_size(limit)
+    start = _interest_cursor(after)
+    listed = interest_pin_ids(topic.id, size + 1, *start)
+    found = objects.get_many([pin_id for pin_id, _ in listed[:size]])
+    items = [Pin.from_json(pin_id, found[pin_id]) for pin_id, _ in listed[:size]
+             if pin_id in found]
+    more = len(listed) > size
+    return Page(items, encode_cursor(Entry(*listed[size - 1])) if more else None)
+
+
 def board_covers(board_ids: Iterable[int]) -> dict[int, Pin]:
     """Each board's newest pin (boards without one are absent): a mapping read per board,
     then ONE ``objects.get_many`` for all the covers."""
@@ -147,6 +172,17 @@ def _page(table: MappingTable, from_id: int | str, limit: int | None, after: str
     found = objects.get_many(entries.ids)
     items = [build(to_id, found[to_id]) for to_id in entries.ids if to_id in found]
     return Page(items, entries.next_cursor)
+
+
+def _interest_cursor(after: str | None) -> tuple[int | None, int | None]:
+    """``(before, before_id)`` of an interest page's cursor (none for the first page)."""
+    if not after:
+        return None, None
+    try:
+        entry = decode_cursor(after)
+    except InvalidCursor as exc:
+        raise InvalidContent("The page cursor is not valid.", field="cursor") from exc
+    return entry.sequence, entry.to_id
 
 
 def _page_size(limit: Any) -> int:

@@ -24,3 +24,7 @@ REPIN_COUNTED_FOR_RELATED = register(MappingTable("repin_counted_for_related", P
 IMAGE_HAS_PINS = register(MappingTable("image_has_pins", PIN, PIN))
 """The pins sharing the image that pin ``from_id`` uploaded (itself and its repins' chain), on
 that pin's shard: the image's files go when no existing pin is left in this list."""
+INTEREST_HAS_PIN = register(MappingTable("interest_has_pin", INTEREST, PIN))
+"""The pins carrying an interest, sliced (:mod:`sharding.slices`): each row on its pin's shard,
+written in the pin's own transaction, sequence = the pin's creation time
+(:mod:`pins.interest_pins`)."""

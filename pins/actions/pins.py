@@ -1,6 +1,7 @@
 """Pin writes. A pin lives on its board's shard, listed in ``board_has_pins`` and its
 pinner's ``user_has_pins``; a repin is also listed in its source's ``pin_has_repins``. A pin
-carries the interest its board had when it was made.
+carries the interest its board had when it was made, and is listed under it in the sliced
+``interest_has_pin`` (its row on the pin's own shard, :mod:`pins.interest_pins`).
 
 The pin object, the mappings on its own shard and the domain events change in one
 transaction; mappings on other shards (a repin's source) are recorded there as events too and
@@ -13,7 +14,7 @@ from __future__ import annotations
 import logging
 
 from events.mappings import write_after_commit
-from pins import events
+from pins import events, interest_pins
 from pins.domain import JSONObject, Pin, timestamp_text, timestamp_us
 from pins.images import (
     UPLOADED_HERE,
@@ -140,11 +141,16 @@ def _insert_pin(pinner_id: int, board_id: int, fields: JSONObject,
     data = {**fields, "board_id": board_id, "pinner_id": pinner_id,
             "created": timestamp_text(created_us), "source_pin_id": source_pin_id}
     shard = shard_of(board_id)
+    topic = interest_pins.listed_interest(data)
+    if topic is not None:
+        interest_pins.prepare(topic, shard)
     with atomic(shard):
         pin_id = objects.create(PIN, shard, data)
         local, remote = _split_by_shard(shard, _edges(pin_id, data))
         for table, from_id, to_id in local:
             mappings.add(table, from_id, to_id, sequence=created_us)
+        if topic is not None:
+            interest_pins.add(topic, pin_id, created_us)
         for table, from_id, to_id in remote:
             write_after_commit(shard, "add", table, from_id, to_id, sequence=created_us)
         events.pin_created(shard, pin_id, board_id, pinner_id, created_us, source_pin_id)
@@ -167,6 +173,9 @@ def _delete_pins(shard: int, pins: dict[int, JSONObject]) -> int:
             local, remote = _split_by_shard(shard, _edges(pin_id, data))
             for edge in local:
                 mappings.remove(*edge)
+            topic = interest_pins.listed_interest(data)
+            if topic is not None:
+                interest_pins.remove(topic, pin_id)
             for table, from_id, to_id in remote:
                 write_after_commit(shard, "remove", table, from_id, to_id)
             _forget_repins(pin_id)

@@ -1,5 +1,5 @@
-"""Interests: the taxonomy, one interest with its follower count, following one, and the
-interests the requesting pinner follows."""
+"""Interests: the taxonomy, one interest with its follower count and its newest pins,
+following one, and the interests the requesting pinner follows."""
 
 from __future__ import annotations
 
@@ -11,10 +11,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from graph import interests as follows
+from pins import selectors
 from pins.interests import interest, taxonomy
-from pinsite.api.base import PinsiteView
+from pinsite.api.base import PageView, PinsiteView
+from pinsite.api.pagination import PageQuery
 from pinsite.api.permissions import IsPinner
 from pinsite.api.serializers.graph import FollowChangeSerializer, FollowStateSerializer
+from pinsite.api.serializers.pins import PinSerializer
 
 
 class InterestSerializer(serializers.Serializer[Any]):
@@ -52,6 +55,19 @@ class InterestView(PinsiteView):
         return self.render(InterestDetailSerializer, {
             "slug": topic.slug, "name": topic.name,
             "follower_count": follows.interest_follower_count(topic.slug)})
+
+
+class InterestPinsView(PageView):
+    """The pins made on boards with this interest (repins included), newest first, over
+    every shard holding a slice of the interest's list."""
+
+    item_serializer = PinSerializer
+    summary = "An interest's pins, newest first"
+
+    def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
+        page = selectors.interest_pins_page(kwargs["slug"], limit=query.limit,
+                                            after=query.cursor)
+        return page.items, page.next_cursor
 
 
 class FollowInterestView(PinsiteView):

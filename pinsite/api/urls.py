@@ -44,6 +44,8 @@ urlpatterns = [
     path("interests/", interests.InterestsView.as_view(), name="api-interests"),
     path("interests/<str:slug>/", interests.InterestView.as_view(), name="api-interest"),
     path("interests/<str:slug>/follow/", interests.FollowInterestView.as_view(),
+    path("interests/<str:slug>/pins/", interests.InterestPinsView.as_view(),
+         name="api-interest-pins"),
          name="api-interest-follow"),
     path("me/interests/", interests.MyInterestsView.as_view(), name="api-my-interests"),
     path("boards/", boards.BoardsView.as_view(), name="api-boards"),

@@ -1,7 +1,9 @@
 """Interest pages: the taxonomy with follow buttons, and one interest with its followers'
-count; following or unfollowing an interest."""
+count and its newest pins (paged like a board's); following or unfollowing an interest."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -17,9 +19,11 @@ from graph.interests import (
     unfollow_interest,
 )
 from pins.interests import all_interests, interest
+from pins.selectors import interest_pins_page
 from pinsite.web.acting import acting_user_id, require_pinner
 from pinsite.web.errors import domain_errors
 from pinsite.web.follows import follow_answer, wants_follow
+from pinsite.web.paging import PIN_PAGE, cursor_of, is_fragment, more_url, render_page
 
 
 @domain_errors
@@ -36,14 +40,20 @@ def index(request: HttpRequest) -> HttpResponse:
 
 @domain_errors
 def detail(request: HttpRequest, slug: str) -> HttpResponse:
-    """One interest: its follower count and, for a pinner, a follow button."""
+    """One interest: its follower count, for a pinner a follow button, and its newest pins
+    (a fragment of the next page for the script needs only the pins)."""
     topic = interest(slug)
     viewer_id = acting_user_id(request)
-    following = viewer_id is not None and is_following_interest(viewer_id, topic.slug)
-    return render(request, "interests/detail.html", {
-        "topic": topic, "followers": interest_follower_count(topic.slug),
-        "viewer_id": viewer_id, "following": following,
-        "follow_url": reverse("interest-follow", args=[topic.slug])})
+    page = interest_pins_page(topic.slug, limit=PIN_PAGE, after=cursor_of(request))
+    context: dict[str, Any] = {"topic": topic, "viewer_id": viewer_id, "pins": page.items,
+                               "more_url": more_url(request, page.next_cursor),
+                               "empty_text": "No pins with this interest yet."}
+    if not is_fragment(request):
+        context.update(
+            followers=interest_follower_count(topic.slug),
+            following=viewer_id is not None and is_following_interest(viewer_id, topic.slug),
+            follow_url=reverse("interest-follow", args=[topic.slug]))
+    return render_page(request, "interests/detail.html", "partials/pin_grid.html", context)
 
 
 @require_POST

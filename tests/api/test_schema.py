@@ -59,6 +59,7 @@ def test_every_endpoint_is_documented(schema: dict[str, Any]) -> None:
             ("PATCH", "/api/v1/boards/{board_id}/"), ("DELETE", "/api/v1/pins/{pin_id}/"),
             ("GET", "/api/v1/users/{user_id}/followers/"),
             ("GET", "/api/v1/boards/{board_id}/followers/")} <= operations
+            ("GET", "/api/v1/interests/{slug}/pins/"),
 
 
 def test_errors_are_documented_with_their_shape(schema: dict[str, Any]) -> None:

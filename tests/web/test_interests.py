@@ -1,14 +1,19 @@
-"""Interest pages: the list with follow buttons, one interest, following it."""
+"""Interest pages: the list with follow buttons, one interest with its newest pins, following
+it."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
+import pytest
 from django.test import Client
 
 from graph.interests import is_following_interest
+from pins.actions import create_board
 from pins.models import Pinner
-from tests.web.helpers import text
+from pinsite.web import interests as interest_pages
+from tests.web.helpers import new_pin, text
 
 Login = Callable[[Pinner], Client]
 
@@ -38,3 +43,24 @@ def test_an_unknown_interest_is_a_404_page(client: Client) -> None:
 def test_visitors_see_interests_without_buttons(client: Client) -> None:
     page = text(client.get("/interests/travel/"))
     assert "Log in to follow" in page
+
+
+def test_an_interest_page_shows_its_newest_pins_paged_with_a_more_link(
+        pinner: Pinner, client: Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(interest_pages, "PIN_PAGE", 2)
+    board = create_board(pinner.user_id, "Drawings", interest="illustration")
+    pins = [new_pin(pinner, board, f"Sketch {n}") for n in range(3)]
+    first = text(client.get("/interests/illustration/"))
+    assert "<h1>Illustrations and posters</h1>" in first and 'class="pin-grid"' in first
+    assert re.findall(r'id="pin-(\d+)"', first) == [str(pins[2].id), str(pins[1].id)]
+    assert "Sketch 2" in first
+    more = re.search(r'href="([^"]+)" rel="next"', first)
+    assert more is not None and more.group(1).startswith("/interests/illustration/?after=")
+    fragment = text(client.get(more.group(1).replace("&amp;", "&") + "&fragment=1"))
+    assert "<html" not in fragment and "<h1>" not in fragment
+    assert re.findall(r'id="pin-(\d+)"', fragment)[0] == str(pins[0].id)
+
+
+def test_a_bad_cursor_on_an_interest_page_is_the_400_page(client: Client) -> None:
+    response = client.get("/interests/illustration/?after=garbage")
+    assert response.status_code == 400 and "not valid" in text(response)
