@@ -24,7 +24,9 @@ stack: setup
 	PINSITE_PROFILE=dev $(MANAGE) shards init
 	PINSITE_PROFILE=dev $(MANAGE) graph init
 	PINSITE_PROFILE=dev $(MANAGE) feed init
+	PINSITE_PROFILE=dev $(MANAGE) smartfeed init
 	PINSITE_PROFILE=dev $(MANAGE) seed_demo --if-empty
+	PINSITE_PROFILE=dev $(MANAGE) smartfeed rebuild --all --empty-only --quiet
 
 run: stack
 	PINSITE_PROFILE=dev $(MANAGE) runsite $(HOST):$(PORT)

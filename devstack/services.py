@@ -24,7 +24,7 @@ REDIS_CACHE = ("redis000", 379)
 REDIS_PAIRS = (("redis001a", 381, "redis001b", 382), ("redis002a", 391, "redis002b", 392))
 ZOOKEEPER_OFFSET = 181
 AMQP_OFFSET, DIST_OFFSET, EPMD_OFFSET = 672, 673, 369
-HBASE_CLUSTERS = (("hbase1", 90, "primary"), ("hbase2", 91, "standby"))
+HBASE_CLUSTERS = (("hbase1", 90, "primary"), ("hbase2", 91, "standby"), ("hbase3", 92, "pools"))
 DJANGO_DATABASE = "pinsite"
 
 
@@ -101,4 +101,5 @@ def settings_env(profile: Profile, services: dict[str, Service]) -> dict[str, st
         "PINSITE_AMQP_URL": f"amqp://{AMQP_USER}:{AMQP_PASSWORD}@{address('rabbitmq')}/%2F",
         "PINSITE_HBASE_PRIMARY": address(HBASE_CLUSTERS[0][0]),
         "PINSITE_HBASE_STANDBY": address(HBASE_CLUSTERS[1][0]),
+        "PINSITE_HBASE_POOLS": address(HBASE_CLUSTERS[2][0]),
     }

@@ -15,6 +15,7 @@ DEFAULTS: dict[str, Any] = {
     # The two HBase clusters (Thrift servers) and the table name prefix.
     "PRIMARY": ("127.0.0.1", 9090),
     "STANDBY": ("127.0.0.1", 9091),
+    "POOLS": ("127.0.0.1", 9092),
     "TABLE_PREFIX": "pinsite",
     # Connections: one pool per cluster per process.
     "POOL_SIZE": 12,

@@ -19,6 +19,7 @@ from feed.speculative import speculative
 from feed.storage import FeedRow, read_feed, read_window
 from feed.store.pools import Cluster
 from pins.domain import Page, Pin
+from pins.selectors import pinner_by_username
 from pins.types import USER
 from sharding import ids, objects
 from sharding.exceptions import InvalidObjectId
@@ -28,7 +29,7 @@ def feed_page(user_id: int | str, limit: int | None = None, after: str | None = 
               ) -> Page[Pin]:
     """A page of the user's following feed, newest first, after the cursor ``after``."""
     user = checked_user(user_id)
-    size = _page_size(limit)
+    size = page_size(limit)
     start = decode_cursor(after) if after else None
     entries = speculative(lambda cluster: read_window(cluster, user, cap(), start, size + 1))
     window = entries[:size]
@@ -49,9 +50,22 @@ def feed_head(user_id: int | str, cluster: Cluster | None = None) -> FeedRow:
 
 def hydrate(entries: list[Entry]) -> list[Pin]:
     """The pins of ``entries``, in order, skipping pins that no longer exist."""
-    found = objects.get_many(entry.pin_id for entry in entries)
-    return [Pin.from_json(entry.pin_id, found[entry.pin_id]) for entry in entries
-            if entry.pin_id in found]
+    return hydrate_ids([entry.pin_id for entry in entries])
+
+
+def hydrate_ids(pin_ids: list[int]) -> list[Pin]:
+    """The pins of ``pin_ids``, in order, skipping pins that no longer exist (one
+    ``objects.get_many``)."""
+    found = objects.get_many(pin_ids)
+    return [Pin.from_json(pin_id, found[pin_id]) for pin_id in pin_ids if pin_id in found]
+
+
+def resolve_user(user: str) -> int:
+    """A user ID as given, or the ID of the pinner called ``user`` (``feed show demo``);
+    :class:`~pins.exceptions.NotFound` for an unknown username."""
+    if user.strip().isdigit():
+        return checked_user(user)
+    return pinner_by_username(user).user_id
 
 
 def checked_user(user_id: int | str) -> int:
@@ -63,7 +77,8 @@ def checked_user(user_id: int | str) -> int:
     return value
 
 
-def _page_size(limit: int | None) -> int:
+def page_size(limit: int | None) -> int:
+    """A checked page size: the default for None, else 1..``MAX_PAGE``."""
     size = int(feed_settings.PAGE_SIZE) if limit is None else limit
     maximum = int(feed_settings.MAX_PAGE)
     if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= maximum:

@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "pins",
     "graph",
     "feed",
+    "feed.smart",
     "accounts",
 ]
 
@@ -147,12 +148,20 @@ PINSITE_GRAPH = {
 PINSITE_FEED = {
     "PRIMARY": env.address(env.text("PINSITE_HBASE_PRIMARY", f"{LOCAL}:{BASE + 90}")),
     "STANDBY": env.address(env.text("PINSITE_HBASE_STANDBY", f"{LOCAL}:{BASE + 91}")),
+    # The smart feed's pools live on a cluster of their own (feed/smart).
+    "POOLS": env.address(env.text("PINSITE_HBASE_POOLS", f"{LOCAL}:{BASE + 92}")),
     "TABLE_PREFIX": env.text("PINSITE_HBASE_TABLE_PREFIX", "pinsite"),
     # Tuning (PINSITE_FEED_CAP, ...): only the variables that are set; see feed/conf.py.
     **env.numbers("PINSITE_FEED_", ["CAP", "SLACK", "BACKFILL_PINS", "FANOUT_CHUNK",
                                     "COUNT_DELAY_MS", "SPECULATIVE_CUTOFF_MS", "PAGE_SIZE",
                                     "MAX_PAGE"]),
 }
+
+# --- Smart home feed (PINSITE_SMARTFEED_BUDGET_MS, ...; see feed/smart/conf.py) ----------
+
+PINSITE_SMARTFEED = env.numbers("PINSITE_SMARTFEED_", [
+    "BUDGET_MS", "POOL_CAP", "POOL_SLACK", "CHUNK_MIN", "CHUNK_MAX", "HOME_CAP",
+    "HALF_LIFE_HOURS"])
 
 # --- Domain events: the outbox relay (PINSITE_EVENTS_RELAY_BATCH, ...; see events/conf.py) -
 

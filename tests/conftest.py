@@ -44,6 +44,7 @@ def django_db_setup(django_db_blocker: pytest.FixtureRequest) -> Iterator[None]:
         call_command("shards", "init", "--quiet", verbosity=0, stdout=io.StringIO())
         call_command("graph", "init", verbosity=0, stdout=io.StringIO())
         call_command("feed", "init", verbosity=0, stdout=io.StringIO())
+        call_command("smartfeed", "init", verbosity=0, stdout=io.StringIO())
     yield
 
 

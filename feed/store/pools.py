@@ -1,5 +1,9 @@
 """One happybase connection pool per HBase cluster per process, created on first use.
 
+The following feed is written to the ``primary`` and ``standby`` clusters (:data:`CLUSTERS`);
+the smart feed's pools live on a third cluster, ``pools`` (:data:`POOLS`), which the feed's
+fanout never writes. Calls name their table, the feed's by default.
+
 Pools are never created at import time and are dropped when the process forks (a Dramatiq
 worker process, a test subprocess), so connections are never shared across processes. Every
 driver error becomes :class:`~feed.exceptions.FeedUnavailable`, with the original as
@@ -31,6 +35,9 @@ from feed.schema import table_name
 T = TypeVar("T")
 Cluster = Literal["primary", "standby"]
 CLUSTERS: tuple[Cluster, ...] = ("primary", "standby")
+AnyCluster = Literal["primary", "standby", "pools"]
+POOLS: AnyCluster = "pools"
+SETTING: dict[str, str] = {"primary": "PRIMARY", "standby": "STANDBY", "pools": "POOLS"}
 DRIVER_ERRORS = (TException, OSError, socket.timeout, EOFError, NoConnectionsAvailable)
 
 _lock = threading.Lock()
@@ -38,11 +45,11 @@ _pools: dict[tuple[str, int], happybase.ConnectionPool] = {}
 _owner_pid: int | None = None
 
 
-def address(cluster: Cluster) -> tuple[str, int]:
+def address(cluster: AnyCluster) -> tuple[str, int]:
     """The ``(host, port)`` of a cluster's Thrift server, from the settings."""
-    if cluster not in CLUSTERS:
+    if cluster not in SETTING:
         raise ValueError(f"unknown HBase cluster {cluster!r}")
-    host, port = feed_settings.PRIMARY if cluster == "primary" else feed_settings.STANDBY
+    host, port = getattr(feed_settings, SETTING[cluster])
     return str(host), int(port)
 
 
@@ -51,7 +58,7 @@ def feed_table() -> str:
 
 
 @contextmanager
-def connection(cluster: Cluster) -> Iterator[happybase.Connection]:
+def connection(cluster: AnyCluster) -> Iterator[happybase.Connection]:
     """A pooled connection to ``cluster``; driver errors raise :class:`FeedUnavailable`."""
     try:
         with _pool(cluster).connection(timeout=float(feed_settings.POOL_WAIT_SECONDS)) as conn:
@@ -67,17 +74,18 @@ def table(cluster: Cluster) -> Iterator[happybase.Table]:
         yield conn.table(feed_table())
 
 
-def run(cluster: Cluster, operation: Callable[[happybase.Table], T], *,
-        idempotent: bool = True) -> T:
-    """Run ``operation`` on the feed table of ``cluster``. A pooled connection that went stale
-    (the server restarted) fails once and is replaced; an idempotent operation is then tried
-    once more on the fresh connection."""
+def run(cluster: AnyCluster, operation: Callable[[happybase.Table], T], *,
+        idempotent: bool = True, table: str | None = None) -> T:
+    """Run ``operation`` on ``table`` (the feed table by default) of ``cluster``. A pooled
+    connection that went stale (the server restarted) fails once and is replaced; an
+    idempotent operation is then tried once more on the fresh connection."""
+    name = table or feed_table()
     attempts = 2 if idempotent else 1
     for attempt in range(attempts):
         try:
             with _pool(cluster).connection(
                     timeout=float(feed_settings.POOL_WAIT_SECONDS)) as conn:
-                return operation(conn.table(feed_table()))
+                return operation(conn.table(name))
         except DRIVER_ERRORS as exc:
             if attempt + 1 < attempts and _stale(exc):
                 continue
@@ -91,7 +99,7 @@ def reset() -> None:
         _pools.clear()
 
 
-def _pool(cluster: Cluster) -> happybase.ConnectionPool:
+def _pool(cluster: AnyCluster) -> happybase.ConnectionPool:
     """The pool of the cluster's current address (settings may change in tests)."""
     global _owner_pid
     host, port = address(cluster)
@@ -120,7 +128,7 @@ def _stale(exc: BaseException) -> bool:
     return isinstance(exc, ConnectionResetError | BrokenPipeError | EOFError)
 
 
-def _unavailable(cluster: Cluster, exc: BaseException) -> FeedUnavailable:
+def _unavailable(cluster: AnyCluster, exc: BaseException) -> FeedUnavailable:
     host, port = address(cluster)
     detail = getattr(exc, "message", None) or str(exc) or type(exc).__name__
     return FeedUnavailable(f"HBase {cluster} ({host}:{port}) failed: {detail!s}")

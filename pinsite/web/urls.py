@@ -9,6 +9,7 @@ from pinsite.web import accounts, boards, home, interests, pins, profiles
 
 urlpatterns = [
     path("", home.home, name="home"),
+    path("following/", home.following, name="following"),
     path("signup/", accounts.signup, name="signup"),
     path("login/", accounts.login_view, name="login"),
     path("logout/", accounts.logout_view, name="logout"),

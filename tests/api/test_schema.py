@@ -52,14 +52,15 @@ def test_every_endpoint_is_documented(schema: dict[str, Any]) -> None:
     operations = {(method.upper(), path) for path, item in schema["paths"].items()
                   for method in item}
     assert {("POST", "/api/v1/auth/token/"), ("POST", "/api/v1/users/"),
-            ("GET", "/api/v1/me/"), ("GET", "/api/v1/me/feed/"), ("GET", "/api/v1/me/follows/"),
+            ("GET", "/api/v1/me/"), ("GET", "/api/v1/me/feed/"), ("GET", "/api/v1/me/home/"),
+            ("GET", "/api/v1/me/follows/"),
             ("PUT", "/api/v1/users/{user_id}/follow/"),
             ("DELETE", "/api/v1/boards/{board_id}/follow/"),
             ("POST", "/api/v1/pins/{pin_id}/repin/"), ("POST", "/api/v1/pins/"),
             ("PATCH", "/api/v1/boards/{board_id}/"), ("DELETE", "/api/v1/pins/{pin_id}/"),
             ("GET", "/api/v1/users/{user_id}/followers/"),
-            ("GET", "/api/v1/boards/{board_id}/followers/")} <= operations
             ("GET", "/api/v1/interests/{slug}/pins/"),
+            ("GET", "/api/v1/boards/{board_id}/followers/")} <= operations
 
 
 def test_errors_are_documented_with_their_shape(schema: dict[str, Any]) -> None:

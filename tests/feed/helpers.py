@@ -15,6 +15,7 @@ from dramatiq import Message
 
 from accounts import tasks as accounts_tasks
 from feed import storage, tasks
+from feed.smart import tasks as smart_tasks
 from feed.store.pools import Cluster
 from graph import tasks as graph_tasks
 from graph.actions import follow_board
@@ -111,7 +112,8 @@ class CapturedQueue:
 def worker_queues() -> list[str]:
     """The queues a test worker consumes: the feed's, the graph's, the content's and account
     deletion's."""
-    return [*tasks.queues(), graph_tasks.QUEUE, pins_tasks.QUEUE, accounts_tasks.QUEUE]
+    return [*tasks.queues(), *smart_tasks.queues(), graph_tasks.QUEUE, pins_tasks.QUEUE,
+            accounts_tasks.QUEUE]
 
 
 def flush_feed_queues() -> None:

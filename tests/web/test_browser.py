@@ -99,7 +99,8 @@ def click_follow(driver: WebDriver, action_path: str, label: str) -> None:
 
 
 def feed_pin_ids(driver: WebDriver, site: str) -> set[int]:
-    driver.get(site)
+    """The pins on the "Following" tab (the chronological feed)."""
+    driver.get(f"{site}/following/")
     cards = driver.find_elements(By.CSS_SELECTOR, ".pin-grid .pin-card")
     return {int(str(card.get_attribute("id")).removeprefix("pin-")) for card in cards}
 
@@ -184,3 +185,39 @@ def test_scrolling_down_a_big_board_loads_the_next_pages_in_place(site: str) -> 
         assert len(driver.find_elements(By.CSS_SELECTOR, cards)) == PIN_PAGE * 2 + 3
         assert driver.find_elements(By.CSS_SELECTOR, "[data-more]") == []
         assert driver.execute_script("return window.samePage === true;")
+
+
+def test_home_shows_picks_from_a_followed_interest_following_shows_followed_boards(
+        site: str, worker: dramatiq.Worker, shots: Path, tmp_path: Path) -> None:
+    cy = f"cy{uuid.uuid4().hex[:8]}"
+    author = create_pinner(f"au{uuid.uuid4().hex[:8]}", PASSWORD)
+    travel = create_board(author.user_id, "Coastal walks", interest="travel").id
+    kitchen = create_board(author.user_id, "Weeknight dinners").id
+    with chromium() as driver:
+        sign_up(driver, site, cy, "Cy Twombly")
+        driver.get(f"{site}/interests/travel/")
+        click_follow(driver, "/interests/travel/follow/", "Unfollow")
+        reader = Pinner.objects.get(account__username=cy)
+        driver.get(f"{site}/board/{kitchen}/")
+        click_follow(driver, f"/board/{kitchen}/follow/", "Unfollow")
+        walks = add_demo_pins(author, travel, GARDEN[:2], seed=60)
+        dinners = add_demo_pins(author, kitchen, QUICHE[:2], seed=70)
+
+        def home_ids() -> set[int]:
+            driver.get(site)
+            return {int(str(card.get_attribute("id")).removeprefix("pin-"))
+                    for card in driver.find_elements(By.CSS_SELECTOR, ".pin-grid .pin-card")}
+
+        assert wait_until(lambda: set(walks) | set(dinners) <= home_ids(), every=0.3), \
+            f"Home never showed the interest's and the board's pins for {reader.user_id}"
+        assert "picked for you" in driver.page_source
+        screenshot(driver, shots / "home-smart.png")
+        following = feed_pin_ids(driver, site)
+        assert set(dinners) <= following and not set(walks) & following
+        assert driver.find_element(By.CSS_SELECTOR, ".tabs [aria-current='page']").text == \
+            "Following"
+        driver.get(f"{site}/interests/travel/")
+        cards = {int(str(card.get_attribute("id")).removeprefix("pin-"))
+                 for card in driver.find_elements(By.CSS_SELECTOR, ".pin-grid .pin-card")}
+        assert set(walks) <= cards
+        screenshot(driver, shots / "interest.png")

@@ -49,7 +49,7 @@ def test_a_bad_page_cursor_is_the_400_page(url: str, pinner: Pinner, login: Logi
 def test_a_store_that_cannot_answer_is_the_503_page(
         error: Exception, pinner: Pinner, login: Login,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(home, "feed_page", broken(error))
+    monkeypatch.setattr(home, "home_page", broken(error))
     response = login(pinner).get("/")
     assert response.status_code == 503
     assert "Temporarily unavailable" in text(response) and "down" not in text(response)
@@ -57,7 +57,7 @@ def test_a_store_that_cannot_answer_is_the_503_page(
 
 def test_an_id_the_shards_do_not_know_is_the_404_page(
         pinner: Pinner, login: Login, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(home, "feed_page", broken(ShardNotOpen("shard 9 is not open")))
+    monkeypatch.setattr(home, "home_page", broken(ShardNotOpen("shard 9 is not open")))
     assert login(pinner).get("/").status_code == 404
 
 
@@ -69,7 +69,7 @@ def test_the_graph_down_is_the_503_page(pinner: Pinner, client: Client,
 
 def test_a_bug_is_the_500_page_without_a_traceback(pinner: Pinner,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(home, "feed_page", broken(RuntimeError("boom")))
+    monkeypatch.setattr(home, "home_page", broken(RuntimeError("boom")))
     client = Client(raise_request_exception=False)
     client.force_login(pinner.account)
     response = client.get("/")

@@ -1,4 +1,5 @@
-"""The home page: the following feed, newest first, paged, fed by a real queue worker."""
+"""The "Following" tab: the following feed, newest first, paged, fed by a real queue worker
+(the smart feed on Home is tested in ``tests/smartfeed``)."""
 
 from __future__ import annotations
 
@@ -18,13 +19,15 @@ from tests.web.helpers import new_board, new_pin, text
 Login = Callable[[Pinner], Client]
 
 
-def feed_ids(client: Client, url: str = "/") -> list[int]:
+def feed_ids(client: Client, url: str = "/following/") -> list[int]:
     return [int(found) for found in re.findall(r'id="pin-(\d+)"', text(client.get(url)))]
 
 
 def test_a_new_pinner_sees_an_empty_feed_with_a_hint(pinner: Pinner, login: Login) -> None:
-    page = text(login(pinner).get("/"))
-    assert "Your home feed" in page and "Your feed is empty" in page
+    client = login(pinner)
+    assert "Nothing here yet" in text(client.get("/"))
+    page = text(client.get("/following/"))
+    assert "Your home feed" in page and "Your following feed is empty" in page
 
 
 def test_followed_pins_arrive_newest_first_and_leave_with_the_unfollowed_board(
@@ -48,7 +51,7 @@ def test_the_feed_is_paged_with_a_more_link_and_fragments(
     client.post(f"/board/{board.id}/follow/", {"action": "follow"})
     pins = [new_pin(other, board, f"Pin {n}") for n in range(3)]
     assert wait_until(lambda: len(feed_page(pinner.user_id).items) == 3)
-    first = text(client.get("/"))
+    first = text(client.get("/following/"))
     assert re.findall(r'id="pin-(\d+)"', first) == [str(pins[2].id), str(pins[1].id)]
     more = re.search(r'href="([^"]+)" rel="next"', first)
     assert more is not None

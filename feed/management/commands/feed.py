@@ -14,7 +14,6 @@ from feed.schema import Entry
 from feed.store.pools import CLUSTERS
 from graph.exceptions import GraphError
 from pins.exceptions import NotFound
-from pins.selectors import pinner_by_username
 from sharding.exceptions import ShardingError
 from toolkit.commands import SubcommandCommand
 
@@ -109,10 +108,8 @@ class Command(SubcommandCommand):
 
 def _user_id(user: str) -> int:
     """A user ID as given, or the ID of the pinner called ``user`` (``feed show demo``)."""
-    if user.strip().isdigit():
-        return selectors.checked_user(user)
     try:
-        return pinner_by_username(user).user_id
+        return selectors.resolve_user(user)
     except NotFound as exc:
         raise CommandError(str(exc)) from exc
 

@@ -40,6 +40,13 @@ class Command(SubcommandCommand):
         events.add_argument("--samples", type=int, default=1000,
                             help="actions timed per mode (with and without the outbox)")
         events.add_argument("--events", type=int, default=5000, help="events relayed")
+        smart = self.add_subparser(subparsers, parent, "smartfeed",
+                                   "smart feed pools, generator, pages and availability vs raw "
+                                   "happybase", json_output=True)
+        smart.add_argument("--inserts", type=int, default=20_000, help="pool entries written")
+        smart.add_argument("--samples", type=int, default=300, help="timed calls per figure")
+        smart.add_argument("--reads", type=int, default=20_000,
+                           help="home-feed reads of the availability run (three phases)")
         feed.add_argument("--rounds", type=int, default=3,
                           help="fanouts (each followed by a raw put) whose medians are quoted")
 
@@ -79,6 +86,17 @@ class Command(SubcommandCommand):
         figures = bench.run(followers=followers, samples=samples, processes=processes,
                             threads=threads, rounds=rounds,
                             progress=(lambda _: None) if json else self.stderr.write)
+        self.report(figures, json)
+
+    def handle_smartfeed(self, inserts: int, samples: int, reads: int, json: bool = False,
+                         **_: Any) -> None:
+        from feed.smart import bench
+
+        for name, value in (("--inserts", inserts), ("--samples", samples), ("--reads", reads)):
+            if value < 1:
+                raise CommandError(f"{name} must be at least 1")
+        figures = bench.run_bench(inserts=inserts, samples=samples, reads=reads,
+                                  progress=(lambda _: None) if json else self.stderr.write)
         self.report(figures, json)
 
     def report(self, figures: dict[str, Any], json: bool) -> None:

@@ -1,0 +1,14 @@
+"""Django app configuration for the smart home feed (``feed/smart``)."""
+
+from django.apps import AppConfig
+
+
+class SmartFeedConfig(AppConfig):
+    name = "feed.smart"
+    label = "smartfeed"
+    verbose_name = "Smart home feed"
+
+    def ready(self) -> None:
+        from feed.smart import receivers
+
+        receivers.connect()

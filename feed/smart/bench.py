@@ -1,0 +1,246 @@
+"""``manage.py bench smartfeed``: the smart feed's figures beside the raw ceiling of the HBase
+servers underneath, measured in the same run on the configured stack.
+
+* **pool inserts**: a fanout chunk's pool writes (``pools.insert``: one batch put, one counter
+  increment, one counter read) and the worker's whole chunk (plus the affinity read and the
+  scoring), as entries per second, beside a raw happybase batch put of as many rows to the same
+  pools table;
+* **generator chunk** p50/p99 beside one raw prefix scan of a pool, and beside the same five
+  calls (the state's row read and four scans) made raw;
+* **home-feed page** p50/p99 with the generator healthy and with it stalled (sleeping past the
+  budget), beside a raw read of the materialized feed's row;
+* **availability**: home-feed reads while the pools cluster (``hbase3`` stopped), the generator
+  (raising) and the primary cluster (``hbase1`` stopped) are failed in turn; the share answered
+  with content.
+
+The bench's users are synthetic IDs in a reserved range; their rows are deleted at the start and
+the end. Their visits' queue messages are real (the running workers apply them).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.conf import settings
+
+from feed.smart import generator, materialized, pools, service
+from feed.smart.conf import budget_seconds
+from feed.smart.pools import Insert, pools_table
+from feed.smart.schema import SOURCES, Shown, affinity_column, pool_prefix, user_row
+from feed.store.pools import CLUSTERS, POOLS, run
+from pins.actions import create_board, create_pin, create_pinner
+from pins.demo import demo_pictures
+from pins.types import USER
+from sharding import ids
+from sharding.mappings import now_sequence
+from toolkit.bench import latency as _latency
+from toolkit.bench import rate as _rate
+from toolkit.bench import ratio, wait_until_quiet
+
+BENCH_LOCAL = 1 << 34
+CHUNK = 1000
+STALL_SECONDS = 1.0
+
+
+def bench_user(index: int) -> int:
+    return ids.compose(index % 64, USER.type_id, BENCH_LOCAL + index)
+
+
+def run_bench(inserts: int = 20_000, samples: int = 300, reads: int = 20_000,
+              progress: Callable[[str], object] = lambda _: None) -> dict[str, Any]:
+    """Measure and clean up; returns the figures ``--json`` prints."""
+    users = [bench_user(index) for index in range(max(CHUNK, 200))]
+    _forget(users)
+    try:
+        pins = _content()
+        progress("pool inserts")
+        figures: dict[str, Any] = {"pool_inserts": _inserts(users, pins, inserts)}
+        readers = users[:200]
+        _fill(readers, pins)
+        progress("generator")
+        figures["generator_chunk"] = _generator(readers, samples)
+        progress("home-feed pages")
+        figures["home_page"] = _pages(readers, samples)
+        progress("availability")
+        figures["availability"] = _availability(readers, pins, reads, progress)
+        figures["budget_ms"] = round(budget_seconds() * 1000)
+        return figures
+    finally:
+        _forget(users)
+
+
+def _content() -> list[int]:
+    """Sixty real pins (pages hydrate them from the shards)."""
+    owner = create_pinner(f"smartbench{now_sequence() % 10**9}", None).user_id
+    board = create_board(owner, "Smart feed bench").id
+    pictures = demo_pictures(7)
+    return [create_pin(owner, board, f"bench pin {n}", "", "", pictures[n % len(pictures)]).id
+            for n in range(60)]
+
+
+def _inserts(users: list[int], pins: list[int], total: int) -> dict[str, Any]:
+    rounds = max(1, total // CHUNK)
+    chunk = users[:CHUNK]
+    now = now_sequence()
+    columns = [affinity_column("p", 1), affinity_column("b", 2), affinity_column("i", 3)]
+
+    def pool_writes(n: int) -> None:
+        pools.insert([Insert(user, "following", pins[n % len(pins)], 1.0, now - n)
+                      for user in chunk])
+
+    def worker_chunk(n: int) -> None:
+        pools.affinities(chunk, columns)
+        pool_writes(n)
+
+    def raw(n: int) -> None:
+        def put(hbase: Any) -> None:
+            with hbase.batch() as batch:
+                for user in chunk:
+                    batch.put(pool_prefix(user, "related") + n.to_bytes(16, "big"),
+                              {b"p:e": b"\x00" * 16})
+        run(POOLS, put, table=pools_table())
+
+    wait_until_quiet()
+    raw_rate = _rate(raw, rounds) * CHUNK
+    insert_rate = _rate(pool_writes, rounds) * CHUNK
+    chunk_rate = _rate(worker_chunk, rounds) * CHUNK
+    return {"entries": rounds * CHUNK, "pools_insert_per_s": round(insert_rate),
+            "worker_chunk_per_s": round(chunk_rate), "raw_batch_put_per_s": round(raw_rate),
+            "ratio_insert": ratio(insert_rate, raw_rate),
+            "ratio_worker_chunk": ratio(chunk_rate, raw_rate)}
+
+
+def _fill(readers: list[int], pins: list[int]) -> None:
+    """Pools of 150 entries per source and a materialized feed of 50 pins per reader."""
+    for user in readers:
+        pools.clear(user)
+    now = now_sequence()
+    batch: list[Insert] = []
+    for user in readers:
+        for source in SOURCES:
+            batch += [Insert(user, source, pins[n % len(pins)],
+                             0.5 + (n % 7) / 7, now - n * 1000) for n in range(150)]
+        if len(batch) >= 5000:
+            pools.insert(batch)
+            batch = []
+    pools.insert(batch)
+    shown = [Shown(now - 1, n, pin, "following") for n, pin in enumerate(pins[:50])]
+    for cluster in CLUSTERS:
+        for user in readers:
+            materialized.write(cluster, user, shown)
+
+
+def _generator(readers: list[int], samples: int) -> dict[str, Any]:
+    def scan_pool(prefix: bytes) -> None:
+        run(POOLS, lambda hbase: list(hbase.scan(row_prefix=prefix, limit=90, batch_size=90)),
+            table=pools_table())
+
+    def raw_scan(n: int) -> None:
+        scan_pool(pool_prefix(readers[n % len(readers)], "following"))
+
+    def raw_same_calls(n: int) -> None:
+        user = readers[n % len(readers)]
+        run(POOLS, lambda hbase: hbase.row(user_row(user) + b"\x00"), table=pools_table())
+        for source in SOURCES:
+            scan_pool(pool_prefix(user, source))
+
+    wait_until_quiet()
+    chunk = _latency(lambda n: generator.generate(readers[n % len(readers)]), samples)
+    scan = _latency(raw_scan, samples)
+    same = _latency(raw_same_calls, samples)
+    return {"generator": chunk.to_json(), "raw_prefix_scan": scan.to_json(),
+            "raw_same_calls": same.to_json(),
+            "ratio_p50_vs_scan": ratio(scan.p50_us, chunk.p50_us),
+            "ratio_p50_vs_same_calls": ratio(same.p50_us, chunk.p50_us)}
+
+
+def _pages(readers: list[int], samples: int) -> dict[str, Any]:
+    def raw_row(n: int) -> None:
+        row = user_row(readers[n % len(readers)])
+        run("primary", lambda hbase: hbase.row(row), table=materialized.home_table())
+
+    def page(n: int) -> None:
+        service.home_page(readers[n % len(readers)], limit=50)
+
+    wait_until_quiet()
+    raw = _latency(raw_row, samples)
+    healthy = _latency(page, samples)
+    with _generator_replaced(_stalled):
+        stalled = _latency(page, samples)
+    budget_ms = budget_seconds() * 1000
+    return {"healthy": healthy.to_json(), "stalled": stalled.to_json(),
+            "raw_row_read": raw.to_json(),
+            "stalled_p99_ms": round(stalled.p99_us / 1000, 1),
+            "stalled_goal_ms": round(budget_ms + 20, 1),
+            "stalled_goal_met": stalled.p99_us / 1000 <= budget_ms + 20}
+
+
+def _availability(readers: list[int], pins: list[int], reads: int,
+                  progress: Callable[[str], object]) -> dict[str, Any]:
+    phase = max(1, reads // 3)
+    results: dict[str, dict[str, int]] = {}
+    from devstack import Stack
+
+    stack = Stack(settings.PROFILE)
+    for name, failure in (("pools_cluster_down", _server_down(stack, "hbase3")),
+                          ("generator_failed", _generator_replaced(_failing)),
+                          ("primary_cluster_down", _server_down(stack, "hbase1"))):
+        progress(f"availability: {name}")
+        with failure:
+            results[name] = _read_many(readers, phase)
+    answered = sum(r["with_content"] for r in results.values())
+    total = sum(r["reads"] for r in results.values())
+    return {"phases": results, "reads": total, "answered_with_content": answered,
+            "share": round(answered / total, 6), "goal": 0.9999,
+            "goal_met": answered / total >= 0.9999}
+
+
+def _read_many(readers: list[int], count: int) -> dict[str, int]:
+    content = errors = 0
+    for n in range(count):
+        try:
+            page = service.home_page(readers[n % len(readers)], limit=50)
+        except Exception:  # an error page counts as not answered
+            errors += 1
+            continue
+        content += bool(page.items)
+    return {"reads": count, "with_content": content, "errors": errors}
+
+
+@contextmanager
+def _server_down(stack: Any, name: str) -> Iterator[None]:
+    stack.stop(name)
+    try:
+        yield
+    finally:
+        stack.start(name)
+        stack.wait_healthy(name, 60)
+
+
+@contextmanager
+def _generator_replaced(stand_in: Callable[..., generator.Chunk]) -> Iterator[None]:
+    original = generator.generate
+    generator.generate = stand_in  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        generator.generate = original  # type: ignore[assignment]
+
+
+def _stalled(user_id: int, now_us: int | None = None) -> generator.Chunk:
+    time.sleep(STALL_SECONDS)
+    raise TimeoutError("stalled generator")
+
+
+def _failing(user_id: int, now_us: int | None = None) -> generator.Chunk:
+    raise RuntimeError("generator failed")
+
+
+def _forget(users: list[int]) -> None:
+    for user in users:
+        pools.forget(user)
+        for cluster in CLUSTERS:
+            materialized.forget(cluster, user)

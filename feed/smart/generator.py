@@ -1,0 +1,95 @@
+"""The content generator: on a visit, decide how many new pins to show and take them from the
+pools, mixed and best first (:func:`feed.smart.scoring.mix`).
+
+It only reads: the chosen and dropped entries are removed from the pools, and the visit is
+recorded in the user's state, by the queue once the service has shown the chunk
+(:func:`feed.smart.tasks.take`). A visit whose chunk was never shown (the service fell back:
+the generator failed or ran past its budget) leaves the pools and the state as they were, so the
+next visit's chunk is at least as large: it counts the hours since the last *delivered* chunk,
+and never falls below that chunk's size after a missed visit.
+
+Chunk size: ``CHUNK_MIN + CHUNK_PER_HOUR * hours since the last delivered chunk``, at most
+``CHUNK_MAX``; a first visit gets ``CHUNK_MAX``.
+
+>>> chunk = generate(alice)
+>>> [pick.pin_id for pick in chunk.picks]
+[...]
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from feed.smart import pools
+from feed.smart.conf import smart_settings
+from feed.smart.schema import SOURCES
+from feed.smart.scoring import US_PER_HOUR, Candidate, Mix, mix
+from sharding.mappings import now_sequence
+
+HISTORY = 5
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A visit's new pins (best first) and what the queue removes from the pools after."""
+
+    user_id: int
+    at_us: int
+    size: int
+    mixed: Mix
+    elapsed_ms: float = field(default=0.0, compare=False)
+
+    @property
+    def picks(self) -> list[Candidate]:
+        return self.mixed.picks
+
+    def composition(self) -> dict[str, int]:
+        counts: dict[str, int] = {source: 0 for source in SOURCES}
+        for pick in self.picks:
+            counts[pick.source] += 1
+        return counts
+
+    def removals(self) -> list[bytes]:
+        return [c.key for c in self.mixed.taken] + [c.key for c in self.mixed.dropped]
+
+
+def chunk_size(state: dict[str, Any], now_us: int) -> int:
+    """How many new pins this visit asks for (see the module's rule)."""
+    low, high = int(smart_settings.CHUNK_MIN), int(smart_settings.CHUNK_MAX)
+    last_at = state.get("last_at_us")
+    if last_at is None:
+        return high
+    hours = max(0, now_us - int(last_at)) / US_PER_HOUR
+    size = min(high, low + int(hours * float(smart_settings.CHUNK_PER_HOUR)))
+    if state.get("missed", 0):
+        size = max(size, int(state.get("last_size", 0)))
+    return max(low, min(high, size))
+
+
+def generate(user_id: int, now_us: int | None = None) -> Chunk:
+    """The chunk of this visit: the user's state, then one best-first scan per source."""
+    started = time.perf_counter()
+    now = now_us if now_us is not None else now_sequence()
+    state = pools.read_state(user_id)
+    size = chunk_size(state, now)
+    window = 2 * size + 10
+    candidates: dict[str, list[Candidate]] = {source: pools.best(user_id, source, window)
+                                              for source in SOURCES}
+    mixed = mix(candidates, size, smart_settings.SOURCE_RATES, now,
+                float(smart_settings.QUALITY_THRESHOLD), float(smart_settings.HALF_LIFE_HOURS))
+    return Chunk(user_id, now, size, mixed, (time.perf_counter() - started) * 1000)
+
+
+def delivered(state: dict[str, Any], at_us: int, size: int, composition: dict[str, int],
+              ) -> dict[str, Any]:
+    """The state after a chunk was shown: its time and size, and the recent compositions."""
+    history = [{"at_us": at_us, "size": size, "sources": composition},
+               *state.get("history", [])][:HISTORY]
+    return {**state, "last_at_us": at_us, "last_size": size, "missed": 0, "history": history}
+
+
+def missed(state: dict[str, Any]) -> dict[str, Any]:
+    """The state after a visit that showed no chunk (the service fell back)."""
+    return {**state, "missed": int(state.get("missed", 0)) + 1}

@@ -1,0 +1,188 @@
+"""The smart feed's worker role: turn pins, repins and follows into scored pool entries.
+
+- A new pin goes to its board's followers (source ``following``; ``repins`` for a repin, the
+  repins of followed pinners) and to the followers of its interest (``interests``), a chunk of
+  users per message. Each chunk costs one read of the users' affinities and one batch put.
+- A repin raises the repinner's affinity to the source's pinner, board and interest, and puts
+  the source's most related pins into the repinner's ``related`` pool.
+- A follow of a user, a board or an interest raises the affinity and puts the target's newest
+  pins into the follower's pool (``BACKFILL_PINS`` per board or interest); an unfollow takes
+  the affinity back (entries already pooled stay and age out).
+
+>>> insert_pin(pin_id, "following", [alice, bob])
+[]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import suppress
+
+from feed import fanout, sources
+from feed.smart import pools
+from feed.smart.conf import smart_settings
+from feed.smart.pools import Insert
+from feed.smart.schema import Affinity, Source, affinity_column
+from feed.smart.scoring import POINTS, quality
+from graph import interests as interest_follows
+from pins.domain import Pin
+from pins.interest_pins import interest_pin_ids
+from pins.interests import interest, interest_by_id
+from pins.related import related_pins
+from pins.selectors import repin_count
+from pins.types import USER_HAS_PINS
+from sharding import mappings, objects
+
+Points = dict[tuple[Affinity, int], int]
+
+
+def source_of(pin: Pin) -> Source:
+    """The source a pin reaches its board's followers through."""
+    return "repins" if pin.is_repin else "following"
+
+
+def receivers(pin: Pin) -> Iterator[tuple[Source, list[int]]]:
+    """Who gets a new pin, by source, in chunks: the board's followers, then the interest's
+    followers (its slices read in parallel); never the pinner."""
+    for chunk in fanout.follower_chunks(pin.board_id):
+        users = [user for user in chunk if user != pin.pinner_id]
+        if users:
+            yield source_of(pin), users
+    if pin.interest:
+        for chunk in interest_follows.iter_interest_followers(pin.interest):
+            users = [user for user in chunk if user != pin.pinner_id]
+            if users:
+                yield "interests", users
+
+
+def insert_pin(pin_id: int, source: Source, user_ids: Sequence[int]) -> list[tuple[int, Source]]:
+    """Score one pin for each of ``user_ids`` and put it into their pools; returns the pools
+    due a trim. Nothing for a pin deleted meanwhile."""
+    pin = load_pin(pin_id)
+    if pin is None or not user_ids:
+        return []
+    repins = repin_count(pin.id)
+    points = pools.affinities(user_ids, affinity_columns(pin))
+    weights = smart_settings.SOURCE_WEIGHTS
+    return pools.insert([Insert(user, source, pin.id, quality(source, points[user], repins,
+                                                               weights), pin.created_us)
+                         for user in user_ids])
+
+
+def insert_for_user(user_id: int, source: Source, pin_ids: Iterable[int],
+                    ) -> list[tuple[int, Source]]:
+    """Score several pins for one user and put them into one pool (backfills, rebuilds)."""
+    found = objects.get_many(pin_ids)
+    pins = [Pin.from_json(pin_id, data) for pin_id, data in found.items()]
+    pins = [pin for pin in pins if pin.pinner_id != user_id]
+    if not pins:
+        return []
+    columns = sorted({column for pin in pins for column in affinity_columns(pin)})
+    have = pools.affinity_points(user_id, columns)
+    weights = smart_settings.SOURCE_WEIGHTS
+    entries = []
+    for pin in pins:
+        points = sum(have.get(column, 0) for column in affinity_columns(pin))
+        entries.append(Insert(user_id, source, pin.id,
+                              quality(source, points, repin_count(pin.id), weights),
+                              pin.created_us))
+    return pools.insert(entries)
+
+
+def record_repin(pin_id: int) -> list[tuple[int, Source]]:
+    """A repin: the repinner's affinity to what they saved, and its related pins pooled."""
+    repin = load_pin(pin_id)
+    if repin is None or repin.source_pin_id is None:
+        return []
+    source = load_pin(repin.source_pin_id)
+    if source is not None:
+        pools.add_affinity(repin.pinner_id, _targets(source, POINTS["repin"]))
+    related = [pin.id for pin, _ in related_pins(repin.source_pin_id,
+                                                 limit=int(smart_settings.RELATED_PINS))]
+    return insert_for_user(repin.pinner_id, "related", related)
+
+
+def follow(follower_id: int, target_kind: str, target_id: int, action: str,
+           ) -> list[tuple[int, Source]]:
+    """A follow or unfollow of a user or board: affinity; a follow's backfill."""
+    sign = 1 if action == "follow" else -1
+    kind: Affinity = "p" if target_kind == "user" else "b"
+    pools.add_affinity(follower_id, {(kind, target_id): sign * POINTS["follow"]})
+    if action != "follow":
+        return []
+    if kind == "b":
+        return _backfill_following(follower_id, [target_id], [])
+    return _backfill_following(follower_id, [], [target_id])
+
+
+def interest_follow(follower_id: int, interest_id: int, action: str,
+                    ) -> list[tuple[int, Source]]:
+    """A follow or unfollow of an interest: affinity; a follow's backfill."""
+    sign = 1 if action == "follow" else -1
+    pools.add_affinity(follower_id, {("i", interest_id): sign * POINTS["follow"]})
+    if action != "follow":
+        return []
+    return insert_for_user(follower_id, "interests", _interest_pins(interest_id))
+
+
+def rebuild(user_id: int) -> dict[str, int]:
+    """Refill a user's pools from the graph and recent pins: the newest pins of every board
+    they follow, of every interest they follow, and the pins related to their newest saves.
+    Returns how many entries each source got."""
+    pools.clear(user_id)
+    boards = sorted(sources.followed_boards(user_id))
+    _backfill_following(user_id, boards, [])
+    for topic in interest_follows.followed_interests(user_id):
+        insert_for_user(user_id, "interests", _interest_pins(topic.id))
+    saved = [entry.to_id for entry in mappings.page(USER_HAS_PINS, user_id, limit=20).entries]
+    for pin_id in saved:
+        record_repin(pin_id)
+    return {source: size for source, size in pools.sizes(user_id).items()}
+
+
+def load_pin(pin_id: int) -> Pin | None:
+    data = objects.get(pin_id)
+    return None if data is None else Pin.from_json(pin_id, data)
+
+
+def affinity_columns(pin: Pin) -> list[bytes]:
+    """The affinity columns that count for a pin: its pinner, its board, its interest."""
+    return [affinity_column(kind, object_id) for kind, object_id in _targets(pin, 0)]
+
+
+def _targets(pin: Pin, points: int) -> Points:
+    found: Points = {("p", pin.pinner_id): points, ("b", pin.board_id): points}
+    if pin.interest:
+        with suppress(LookupError):
+            found[("i", interest(pin.interest).id)] = points
+    return found
+
+
+def _backfill_following(user_id: int, boards: Sequence[int], users: Sequence[int],
+                        ) -> list[tuple[int, Source]]:
+    """Put the newest pins of ``boards`` and of ``users`` into the user's pools, each through
+    its source (``following``, or ``repins`` for repins)."""
+    limit = int(smart_settings.BACKFILL_PINS)
+    pin_ids: list[int] = []
+    for board in boards:
+        pin_ids += [entry.pin_id for entry in sources.board_entries(board, limit)]
+    for user in users:
+        pin_ids += [entry.to_id for entry in mappings.page(USER_HAS_PINS, user,
+                                                           limit=limit).entries]
+    found = objects.get_many(pin_ids)
+    by_source: dict[Source, list[int]] = {"following": [], "repins": []}
+    for pin_id, data in found.items():
+        by_source[source_of(Pin.from_json(pin_id, data))].append(pin_id)
+    due: list[tuple[int, Source]] = []
+    for source, ids in by_source.items():
+        due += insert_for_user(user_id, source, ids)
+    return due
+
+
+def _interest_pins(interest_id: int) -> list[int]:
+    try:
+        interest_by_id(interest_id)
+    except LookupError:
+        return []
+    return [pin_id for pin_id, _ in interest_pin_ids(interest_id,
+                                                     int(smart_settings.BACKFILL_PINS))]

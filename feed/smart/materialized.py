@@ -1,0 +1,59 @@
+"""The materialized feed: the frozen view of what a pinner was shown, newest chunk first.
+
+It lives on the primary and standby clusters (table ``<prefix>_home``), written by each
+cluster's own queue like the following feed and read speculatively, so it answers while the
+pools cluster or the generator is down. A write adds a chunk and trims the row to
+``HOME_CAP`` entries.
+
+>>> write("primary", alice, [Shown(now, 0, pin_id, "interests")])
+>>> read("primary", alice)[0].pin_id == pin_id
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from Hbase_thrift import BatchMutation, Mutation
+
+from feed.smart.conf import home_cap, table
+from feed.smart.schema import HOME_PREFIX, Shown, user_row
+from feed.store.pools import Cluster, run
+
+
+def home_table() -> str:
+    return table("home")
+
+
+def read(cluster: Cluster, user_id: int) -> list[Shown]:
+    """The whole materialized feed of a user on ``cluster``, newest first (one row read)."""
+    row = user_row(user_id)
+    found = run(cluster, lambda hbase: hbase.row(row, columns=[HOME_PREFIX[:-1]]),
+                table=home_table())
+    return [Shown.from_cell(column, found[column]) for column in sorted(found)]
+
+
+def write(cluster: Cluster, user_id: int, chunk: Sequence[Shown]) -> int:
+    """Add a chunk to the user's materialized feed and trim it to the cap; returns how many
+    entries the trim took off."""
+    row = user_row(user_id)
+    if chunk:
+        puts = [Mutation(isDelete=False, column=shown.column, value=shown.value)
+                for shown in chunk]
+        run(cluster, lambda hbase: hbase.connection.client.mutateRows(
+            hbase.name, [BatchMutation(row=row, mutations=puts)], {}), table=home_table())
+    columns = sorted(run(cluster, lambda hbase: hbase.row(row, columns=[HOME_PREFIX[:-1]]),
+                         table=home_table()))
+    excess = columns[home_cap():]
+    if excess:
+        deletes = [Mutation(isDelete=True, column=column) for column in excess]
+        run(cluster, lambda hbase: hbase.connection.client.mutateRows(
+            hbase.name, [BatchMutation(row=row, mutations=deletes)], {}), table=home_table())
+    return len(excess)
+
+
+def forget(cluster: Cluster, user_id: int) -> None:
+    """Delete a user's materialized feed (account deletion, rebuilds)."""
+    row = user_row(user_id)
+    run(cluster, lambda hbase: hbase.connection.client.deleteAllRow(hbase.name, row, {}),
+        table=home_table())

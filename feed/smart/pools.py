@@ -1,0 +1,247 @@
+"""The pools: per-user, per-source priority queues on the pools cluster (``hbase3``).
+
+Rows sort best first (:mod:`feed.smart.schema`), so taking the best ``n`` is one prefix scan.
+Each user's pool per source keeps its best ``POOL_CAP`` entries: inserts add to a size counter
+in the user's meta row, and a pool that reached ``POOL_CAP + POOL_SLACK`` is trimmed (by the
+worker, off the insert path). The counters are approximate (an entry put twice counts twice);
+a trim sets them right. Affinities and the generator's state live in the same meta row.
+Every driver error is :class:`~feed.exceptions.FeedUnavailable`.
+
+>>> insert([Insert(alice, "interests", pin_id, quality=1.2, created_us=now)])
+[]
+>>> [c.pin_id for c in best(alice, "interests", 10)]
+[pin_id]
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import happybase  # noqa: F401  (loads the Hbase_thrift module)
+from Hbase_thrift import BatchMutation, Mutation, TIncrement
+
+from feed.schema import decode_count
+from feed.smart import schema
+from feed.smart.conf import pool_cap, pool_slack, smart_settings, table
+from feed.smart.schema import (
+    ENTRY,
+    ENTRY_VALUE,
+    SOURCES,
+    STATE,
+    Affinity,
+    Source,
+    affinity_column,
+    decode_pool_key,
+    meta_row,
+    pool_key,
+    pool_prefix,
+    size_column,
+)
+from feed.smart.scoring import Candidate, rank_key
+from feed.store.pools import POOLS, run
+
+SCAN_BATCH = 1000
+
+
+@dataclass(frozen=True)
+class Insert:
+    """A pin to put into a user's pool for ``source``, with its quality."""
+
+    user_id: int
+    source: Source
+    pin_id: int
+    quality: float
+    created_us: int
+
+    def key(self) -> bytes:
+        half_life = float(smart_settings.HALF_LIFE_HOURS)
+        return pool_key(self.user_id, self.source,
+                        rank_key(self.quality, self.created_us, half_life), self.pin_id)
+
+
+def pools_table() -> str:
+    return table("pools")
+
+
+def insert(entries: Sequence[Insert]) -> list[tuple[int, Source]]:
+    """Put entries into pools (one batch), count them, and return the ``(user, source)``
+    pools now due a trim."""
+    if not entries:
+        return []
+    batches = [BatchMutation(row=entry.key(), mutations=[Mutation(
+        isDelete=False, column=ENTRY,
+        value=ENTRY_VALUE.pack(entry.quality, entry.created_us))]) for entry in entries]
+    _call(lambda client, name: client.mutateRows(name, batches, {}), idempotent=True)
+    counts = Counter((entry.user_id, entry.source) for entry in entries)
+    sizes = _add_sizes(counts)
+    limit = pool_cap() + pool_slack()
+    return [pool for pool, size in sizes.items() if size >= limit]
+
+
+def best(user_id: int, source: Source, limit: int) -> list[Candidate]:
+    """The best ``limit`` entries of a user's pool for ``source``, best first (one scan)."""
+    prefix = pool_prefix(user_id, source)
+    found = run(POOLS, lambda hbase: list(hbase.scan(row_prefix=prefix, columns=[ENTRY],
+                                                     limit=limit, batch_size=limit)),
+                table=pools_table())
+    return [_candidate(key, data.get(ENTRY, b"")) for key, data in found]
+
+
+def remove(keys: Iterable[bytes]) -> int:
+    """Delete pool entries by key (taken or dropped by the generator); counts them out."""
+    rows = list(dict.fromkeys(keys))
+    if not rows:
+        return 0
+    delete = [Mutation(isDelete=True, column=ENTRY)]
+    _call(lambda client, name: client.mutateRows(
+        name, [BatchMutation(row=row, mutations=delete) for row in rows], {}), idempotent=True)
+    counts = Counter(decode_pool_key(row)[:2] for row in rows)
+    _add_sizes({pool: -amount for pool, amount in counts.items()}, read_back=False)
+    return len(rows)
+
+
+def trim(user_id: int, source: Source) -> int:
+    """Keep the best ``POOL_CAP`` entries of one pool; returns how many went. The size counter
+    is set to what the scan found (less what went)."""
+    prefix = pool_prefix(user_id, source)
+    keys = _keys(prefix)
+    excess = keys[pool_cap():]
+    if excess:
+        delete = [Mutation(isDelete=True, column=ENTRY)]
+        _call(lambda client, name: client.mutateRows(
+            name, [BatchMutation(row=row, mutations=delete) for row in excess], {}),
+            idempotent=True)
+    counted = sizes(user_id).get(source, 0)
+    kept = len(keys) - len(excess)
+    if counted != kept:
+        _add_sizes({(user_id, source): kept - counted}, read_back=False)
+    return len(excess)
+
+
+def sizes(user_id: int) -> dict[Source, int]:
+    """The counted size of each of a user's pools."""
+    found = _meta(user_id, [size_column(source) for source in SOURCES])
+    return {source: decode_count(found.get(size_column(source))) for source in SOURCES}
+
+
+def clear(user_id: int) -> int:
+    """Delete every pool entry of a user and zero the size counters (a rebuild's start)."""
+    keys = _keys(pool_prefix(user_id))
+    remove(keys)
+    for source, size in sizes(user_id).items():
+        if size:
+            _add_sizes({(user_id, source): -size}, read_back=False)
+    return len(keys)
+
+
+def forget(user_id: int) -> None:
+    """Delete every row of a deleted user: pool entries (one batch), then the meta row
+    (sizes, affinities, state)."""
+    keys = _keys(pool_prefix(user_id))
+    if keys:
+        delete = [Mutation(isDelete=True, column=ENTRY)]
+        _call(lambda client, name: client.mutateRows(
+            name, [BatchMutation(row=row, mutations=delete) for row in keys], {}),
+            idempotent=True)
+    row = meta_row(user_id)
+    _call(lambda client, name: client.deleteAllRow(name, row, {}), idempotent=True)
+
+
+def affinities(user_ids: Sequence[int], columns: Sequence[bytes]) -> dict[int, int]:
+    """Each user's affinity points summed over ``columns`` (one multi-row read)."""
+    if not user_ids:
+        return {}
+    rows = [meta_row(user) for user in user_ids]
+    found = dict(run(POOLS, lambda hbase: hbase.rows(rows, columns=list(columns)),
+                     table=pools_table()))
+    points = {}
+    for user, row in zip(user_ids, rows, strict=True):
+        cells = found.get(row, {})
+        points[user] = sum(decode_count(cells.get(column)) for column in columns)
+    return points
+
+
+def affinity_points(user_id: int, columns: Sequence[bytes]) -> dict[bytes, int]:
+    """One user's points per affinity column (one row read)."""
+    found = _meta(user_id, list(columns)) if columns else {}
+    return {column: decode_count(value) for column, value in found.items()}
+
+
+def add_affinity(user_id: int, points: dict[tuple[Affinity, int], int]) -> None:
+    """Add points to a user's affinities (one ``incrementRows``)."""
+    name = pools_table().encode()
+    row = meta_row(user_id)
+    increments = [TIncrement(table=name, row=row, column=affinity_column(kind, object_id),
+                             ammount=amount) for (kind, object_id), amount in points.items()]
+    if increments:
+        _call(lambda client, _: client.incrementRows(increments), idempotent=False)
+
+
+def all_affinities(user_id: int) -> dict[str, int]:
+    """Every affinity of a user, as ``"p:<id>"`` / ``"b:<id>"`` / ``"i:<id>"`` → points."""
+    found = _meta(user_id, [b"a"])
+    return {f"{column[2:3].decode()}:{schema.USER.unpack(column[3:])[0]}": decode_count(value)
+            for column, value in found.items()}
+
+
+def read_state(user_id: int) -> dict[str, Any]:
+    """The generator's state of a user (``{}`` before the first delivered chunk)."""
+    raw = _meta(user_id, [STATE]).get(STATE)
+    return dict(json.loads(raw)) if raw else {}
+
+
+def write_state(user_id: int, state: dict[str, Any]) -> None:
+    value = json.dumps(state, separators=(",", ":")).encode()
+    row = meta_row(user_id)
+    _call(lambda client, name: client.mutateRow(
+        name, row, [Mutation(isDelete=False, column=STATE, value=value)], {}), idempotent=True)
+
+
+def _candidate(key: bytes, value: bytes) -> Candidate:
+    _, source, _, pin_id = decode_pool_key(key)
+    quality, created_us = ENTRY_VALUE.unpack(value)
+    return Candidate(source, pin_id, quality, created_us, key)
+
+
+def _keys(prefix: bytes) -> list[bytes]:
+    """Every row key under ``prefix``, in order."""
+    return run(POOLS, lambda hbase: [key for key, _ in hbase.scan(
+        row_prefix=prefix, columns=[ENTRY], batch_size=SCAN_BATCH)], table=pools_table())
+
+
+def _meta(user_id: int, columns: list[bytes]) -> dict[bytes, bytes]:
+    row = meta_row(user_id)
+    found: dict[bytes, bytes] = run(POOLS, lambda hbase: hbase.row(row, columns=columns),
+                                    table=pools_table())
+    return found
+
+
+def _add_sizes(counts: dict[tuple[int, Source], int], *,
+               read_back: bool = True) -> dict[tuple[int, Source], int]:
+    """Add to pool size counters (one ``incrementRows``); with ``read_back``, their new values
+    (one multi-row read)."""
+    name = pools_table().encode()
+    increments = [TIncrement(table=name, row=meta_row(user), column=size_column(source),
+                             ammount=amount) for (user, source), amount in counts.items()]
+    _call(lambda client, _: client.incrementRows(increments), idempotent=False)
+    if not read_back:
+        return {}
+    by_user: dict[int, list[Source]] = defaultdict(list)
+    for user, source in counts:
+        by_user[user].append(source)
+    users = list(by_user)
+    rows = [meta_row(user) for user in users]
+    columns = [size_column(source) for source in SOURCES]
+    found = dict(run(POOLS, lambda hbase: hbase.rows(rows, columns=columns), table=pools_table()))
+    return {(user, source): decode_count(found.get(row, {}).get(size_column(source)))
+            for user, row in zip(users, rows, strict=True) for source in by_user[user]}
+
+
+def _call(operation: Any, *, idempotent: bool) -> Any:
+    """``operation(thrift_client, table_name)`` on the pools table."""
+    return run(POOLS, lambda hbase: operation(hbase.connection.client, hbase.name),
+               idempotent=idempotent, table=pools_table())

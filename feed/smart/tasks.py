@@ -1,0 +1,136 @@
+"""Queue actors of the smart feed: thin wrappers over :mod:`feed.smart.intake` and the pools.
+
+Pool work runs on queue ``smartfeed`` (the pools cluster); the materialized feed is written on
+the feed's per-cluster queues (``feed_primary``, ``feed_standby``), so a cluster that is down
+only delays its own queue. Every actor takes IDs, is idempotent or harmless twice, and retries
+with backoff like the feed's.
+
+>>> fan_out_pin.send(pin_id)
+>>> send_visit(chunk, shown)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import partial
+from typing import Any
+
+import dramatiq
+
+from feed.smart import generator, intake, materialized, pools
+from feed.smart.schema import Shown, Source
+from feed.store.pools import CLUSTERS, Cluster
+from feed.tasks import RETRIES, cluster_queue
+from toolkit.queue import send_all
+
+QUEUE = "smartfeed"
+MAINTENANCE = 10
+
+
+def queues() -> list[str]:
+    return [QUEUE]
+
+
+def _trims(due: list[tuple[int, Source]]) -> None:
+    send_all(trim_pool.message(user, source) for user, source in due)
+
+
+@dramatiq.actor(queue_name=QUEUE, actor_name="smartfeed_fan_out_pin", **RETRIES)
+def fan_out_pin(pin_id: int) -> None:
+    """Plan a new pin's pool inserts: one message per source and chunk of receivers; for a
+    repin, the repinner's affinity and related pins."""
+    pin = intake.load_pin(pin_id)
+    if pin is None:
+        return
+    send_all(_insert_messages(pin_id, intake.receivers(pin)))
+    if pin.is_repin:
+        _trims(intake.record_repin(pin_id))
+
+
+def _insert_messages(pin_id: int, chunks: Iterator[tuple[Source, list[int]]],
+                     ) -> Iterator[dramatiq.Message[Any]]:
+    for source, users in chunks:
+        yield insert_pin.message(pin_id, source, users)
+
+
+@dramatiq.actor(queue_name=QUEUE, actor_name="smartfeed_insert_pin", **RETRIES)
+def insert_pin(pin_id: int, source: Source, user_ids: list[int]) -> None:
+    _trims(intake.insert_pin(pin_id, source, user_ids))
+
+
+@dramatiq.actor(queue_name=QUEUE, actor_name="smartfeed_follow", **RETRIES)
+def follow(follower_id: int, target_kind: str, target_id: int, action: str) -> None:
+    _trims(intake.follow(follower_id, target_kind, target_id, action))
+
+
+@dramatiq.actor(queue_name=QUEUE, actor_name="smartfeed_interest_follow", **RETRIES)
+def interest_follow(follower_id: int, interest_id: int, action: str) -> None:
+    _trims(intake.interest_follow(follower_id, interest_id, action))
+
+
+@dramatiq.actor(queue_name=QUEUE, actor_name="smartfeed_trim_pool", priority=MAINTENANCE,
+                **RETRIES)
+def trim_pool(user_id: int, source: Source) -> None:
+    pools.trim(user_id, source)
+
+
+@dramatiq.actor(queue_name=QUEUE, actor_name="smartfeed_take", **RETRIES)
+def take(user_id: int, keys: list[str], at_us: int, size: int,
+         composition: dict[str, int]) -> None:
+    """After a chunk was shown: remove what it took (and dropped) from the pools and record
+    the delivered visit in the user's state."""
+    pools.remove(bytes.fromhex(key) for key in keys)
+    pools.write_state(user_id, generator.delivered(pools.read_state(user_id), at_us, size,
+                                                   composition))
+
+
+@dramatiq.actor(queue_name=QUEUE, actor_name="smartfeed_missed", **RETRIES)
+def missed(user_id: int) -> None:
+    """A visit showed no chunk: the next one must be at least as large as the last."""
+    pools.write_state(user_id, generator.missed(pools.read_state(user_id)))
+
+
+@dramatiq.actor(queue_name=QUEUE, actor_name="smartfeed_rebuild", priority=MAINTENANCE,
+                **RETRIES)
+def rebuild(user_id: int) -> None:
+    intake.rebuild(user_id)
+
+
+@dramatiq.actor(queue_name=QUEUE, actor_name="smartfeed_forget_user", priority=MAINTENANCE,
+                **RETRIES)
+def forget_user(user_id: int) -> None:
+    pools.forget(user_id)
+
+
+def _materialize(cluster: Cluster, user_id: int, entries: list[list[int]]) -> None:
+    materialized.write(cluster, user_id, [Shown.from_message(item) for item in entries])
+
+
+def _forget_home(cluster: Cluster, user_id: int) -> None:
+    materialized.forget(cluster, user_id)
+
+
+def _per_cluster(name: str, apply: Any, priority: int = 0) -> dict[Cluster, Any]:
+    return {cluster: dramatiq.actor(partial(apply, cluster), actor_name=f"smartfeed_{name}_"
+                                    f"{cluster}", queue_name=cluster_queue(cluster),
+                                    priority=priority + (cluster != "primary"), **RETRIES)
+            for cluster in CLUSTERS}
+
+
+materialize = _per_cluster("materialize", _materialize)
+forget_home = _per_cluster("forget_home", _forget_home, MAINTENANCE)
+
+
+def visit_messages(user_id: int, chunk: generator.Chunk, shown: list[Shown],
+                   ) -> list[dramatiq.Message[Any]]:
+    """What a shown chunk leaves to the queue: the materialized feed on each cluster, then
+    the pool removals and the state."""
+    entries = [item.as_message() for item in shown]
+    return [*(materialize[cluster].message(user_id, entries) for cluster in CLUSTERS),
+            take.message(user_id, [key.hex() for key in chunk.removals()], chunk.at_us,
+                         chunk.size, chunk.composition())]
+
+
+def forget_messages(user_id: int) -> list[dramatiq.Message[Any]]:
+    return [forget_user.message(user_id),
+            *(forget_home[cluster].message(user_id) for cluster in CLUSTERS)]

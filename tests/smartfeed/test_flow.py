@@ -1,0 +1,88 @@
+"""The smart feed end to end on the real stack: events reach the pools through the queue
+worker, a visit shows a chunk best first and materializes it, later pages continue into what
+was shown before."""
+
+from __future__ import annotations
+
+import dramatiq
+
+from feed.smart import materialized, pools
+from feed.smart.service import home_page
+from graph.actions import follow_board, follow_user
+from graph.interests import follow_interest, slice_shards
+from pins.actions import create_board, repin
+from pins.related import related_pins
+from sharding.hosts import alias_for_shard
+from sharding.ids import shard_of
+from tests.feed.helpers import new_board, new_pin, new_user
+from tests.polling import wait_until
+
+
+def pooled(user: int, source: str) -> list[int]:
+    return [c.pin_id for c in pools.best(user, source, 100)]  # type: ignore[arg-type]
+
+
+def test_a_new_pin_reaches_board_followers_and_interest_followers(worker: dramatiq.Worker,
+                                                                  ) -> None:
+    owner = new_user("sfo")
+    board = create_board(owner, "Trips", interest="travel").id
+    fan, topic_fan = new_user("sff"), new_user("sfi")
+    follow_board(fan, board)
+    follow_interest(topic_fan, "travel")
+    pin = new_pin(owner, board, "Lisbon")
+    assert wait_until(lambda: pin in pooled(fan, "following"))
+    assert wait_until(lambda: pin in pooled(topic_fan, "interests"))
+    assert pin not in pooled(owner, "following")
+
+
+def test_a_visit_shows_a_chunk_then_pages_into_the_materialized_feed(
+        worker: dramatiq.Worker) -> None:
+    owner, reader = new_user("sfo"), new_user("sfr")
+    board = new_board(owner)
+    follow_user(reader, owner)
+    pins = [new_pin(owner, board, f"pin {n}") for n in range(6)]
+    assert wait_until(lambda: len(pooled(reader, "following")) == 6)
+    first = home_page(reader, limit=4)
+    assert first.outcome == "chunk" and first.new == 4
+    assert {pin.id for pin in first.items} <= set(pins)
+    assert first.next_cursor is not None
+    assert wait_until(lambda: len(materialized.read("primary", reader)) == 6)
+    assert wait_until(lambda: pooled(reader, "following") == [])
+    second = home_page(reader, limit=4, after=first.next_cursor)
+    assert second.outcome == "page"
+    assert [p.id for p in first.items] + [p.id for p in second.items] == [
+        entry.pin_id for entry in materialized.read("primary", reader)]
+    again = home_page(reader, limit=10)
+    assert again.new == 0 and len(again.items) == 6
+
+
+def test_an_interest_with_followers_on_many_shards_fans_out_to_every_one(
+        worker: dramatiq.Worker) -> None:
+    fans: list[int] = []
+    while len({shard_of(f) for f in fans}) < 4 or len({alias_for_shard(shard_of(f))
+                                                        for f in fans}) < 2:
+        fans.append(new_user("sfi"))
+    for fan in fans:
+        follow_interest(fan, "architecture")
+    assert len(set(slice_shards("architecture")) & {shard_of(f) for f in fans}) >= 4
+    owner = new_user("sfo")
+    pin = new_pin(owner, create_board(owner, "Towers", interest="architecture").id, "Tower")
+    assert wait_until(lambda: all(pin in pooled(fan, "interests") for fan in fans))
+
+
+def test_a_follow_backfills_the_pool_and_a_repin_brings_related_pins(
+        worker: dramatiq.Worker) -> None:
+    owner, reader = new_user("sfo"), new_user("sfr")
+    board = new_board(owner)
+    pins = [new_pin(owner, board, f"pin {n}") for n in range(3)]
+    follow_board(reader, board)
+    assert wait_until(lambda: set(pooled(reader, "following")) == set(pins))
+    assert pools.all_affinities(reader) == {f"b:{board}": 5}
+    other = new_user("sfx")
+    saved = new_board(other, "Saved")
+    repin(other, pins[0], saved)
+    repin(other, pins[1], saved)  # the two now share a board: related
+    assert wait_until(lambda: [pin.id for pin, _ in related_pins(pins[1])] == [pins[0]])
+    repin(reader, pins[1], new_board(reader, "Mine"))
+    assert wait_until(lambda: pooled(reader, "related") == [pins[0]])
+    assert wait_until(lambda: pools.all_affinities(reader).get(f"p:{owner}") == 3)

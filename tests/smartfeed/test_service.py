@@ -1,0 +1,121 @@
+"""The home feed service keeps answering: a generator that raises or runs past its budget, the
+pools cluster down and the primary HBase cluster down each still give the materialized feed,
+within the budget plus one read; a visit that showed no chunk makes the next one no smaller."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import dramatiq
+import pytest
+from django.conf import settings
+from pytest_django import Settings
+
+from devstack import Stack
+from feed.smart import generator, health, materialized, pools
+from feed.smart.generator import chunk_size
+from feed.smart.pools import Insert
+from feed.smart.schema import Shown
+from feed.smart.service import home_page
+from sharding.mappings import now_sequence
+from tests.feed.helpers import new_board, new_pin, new_user
+from tests.polling import wait_until
+
+BUDGET_MS = 100
+READ_ALLOWANCE_MS = 60  # one speculative read of the materialized feed, on this machine
+
+
+def reader_with_history(count: int = 5) -> tuple[int, list[int]]:
+    """A reader whose materialized feed holds ``count`` pins, and whose pools hold more."""
+    owner, reader = new_user("sfs"), new_user("sfr")
+    board = new_board(owner)
+    pins = [new_pin(owner, board, f"shown {n}") for n in range(count)]
+    now = now_sequence()
+    shown = [Shown(now, n, pin, "following") for n, pin in enumerate(pins)]
+    for cluster in ("primary", "standby"):
+        materialized.write(cluster, reader, shown)  # type: ignore[arg-type]
+    extra = new_pin(owner, board, "in the pool")
+    pools.insert([Insert(reader, "following", extra, 1.0, now)])
+    return reader, pins
+
+
+def slow(seconds: float) -> object:
+    def generate(user_id: int, now_us: int | None = None) -> generator.Chunk:
+        time.sleep(seconds)
+        raise AssertionError("a stalled generator's chunk must never be used")
+    return generate
+
+
+def failing(user_id: int, now_us: int | None = None) -> generator.Chunk:
+    raise RuntimeError("generator bug")
+
+
+@pytest.mark.parametrize("stand_in, outcome", [(failing, "failed"), (slow(1.0), "timeout")])
+def test_a_failing_or_stalled_generator_gives_the_materialized_feed_within_budget(
+        stand_in: object, outcome: str, settings: Settings,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    settings.PINSITE_SMARTFEED = {"BUDGET_MS": BUDGET_MS}
+    reader, pins = reader_with_history()
+    home_page(reader, limit=3, after=None)  # warm connections and pools
+    monkeypatch.setattr(generator, "generate", stand_in)
+    before = health.summary()["outcomes"][outcome]
+    started = time.perf_counter()
+    page = home_page(reader, limit=50)
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    assert page.outcome == outcome and page.new == 0
+    assert [pin.id for pin in page.items][-5:] == pins
+    assert elapsed_ms < BUDGET_MS + READ_ALLOWANCE_MS
+    assert health.summary()["outcomes"][outcome] == before + 1
+
+
+def test_after_a_missed_visit_the_next_chunk_is_no_smaller(settings: Settings) -> None:
+    settings.PINSITE_SMARTFEED = {"CHUNK_MIN": 5, "CHUNK_MAX": 40, "CHUNK_PER_HOUR": 4}
+    hour = 3_600_000_000
+    now = now_sequence()
+    state = generator.delivered({}, now - 5 * hour, 25, {"following": 25})
+    assert chunk_size(state, now) == 25  # 5 + 4 per hour for 5 hours
+    later = generator.delivered(state, now, 5, {"following": 5})
+    assert chunk_size(later, now) == 5
+    assert chunk_size(generator.missed(later), now) == 5
+    assert chunk_size(generator.missed(state), now - 5 * hour) == 25
+    assert chunk_size({}, now) == 40
+
+
+def test_a_missed_visit_is_recorded_and_leaves_the_pools_as_they_were(
+        worker: dramatiq.Worker, monkeypatch: pytest.MonkeyPatch) -> None:
+    reader, _ = reader_with_history()
+    monkeypatch.setattr(generator, "generate", failing)
+    home_page(reader)
+    assert wait_until(lambda: pools.read_state(reader).get("missed") == 1)
+    assert len(pools.best(reader, "following", 10)) == 1
+    monkeypatch.undo()
+    page = home_page(reader)
+    assert page.outcome == "chunk" and page.new == 1
+    assert wait_until(lambda: pools.read_state(reader).get("missed") == 0)
+
+
+@contextmanager
+def stopped(name: str) -> Iterator[None]:
+    """The HBase server ``name`` stopped for the block, started again after."""
+    stack = Stack(settings.PROFILE)
+    stack.stop(name)
+    try:
+        yield
+    finally:
+        stack.start(name)
+        stack.wait_healthy(name, 60)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("server, outcome", [("hbase3", "failed"), ("hbase1", "chunk")])
+def test_the_home_feed_answers_with_a_cluster_down(server: str, outcome: str) -> None:
+    reader, pins = reader_with_history()
+    with stopped(server):
+        for _ in range(20):
+            started = time.perf_counter()
+            page = home_page(reader, limit=50)
+            assert page.outcome == outcome
+            assert [pin.id for pin in page.items][-5:] == pins
+            assert (time.perf_counter() - started) * 1000 < 1000
