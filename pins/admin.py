@@ -54,9 +54,10 @@ class PinnerAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     @admin.display(description="Operations")
     def operations(self, pinner: Pinner) -> str:
-        return format_html('<a href="{}">follower state</a> · <a href="{}?id={}">lookup</a> · '
-                           '<a href="{}">delete account</a>',
+        return format_html('<a href="{}">follower state</a> · <a href="{}">smart feed</a> · '
+                           '<a href="{}?id={}">lookup</a> · <a href="{}">delete account</a>',
                            reverse("admin:operations-pinner", args=[pinner.user_id]),
+                           reverse("admin:operations-smartfeed-pinner", args=[pinner.user_id]),
                            reverse("admin:operations-lookup"), pinner.user_id,
                            reverse("admin:operations-pinner-delete", args=[pinner.user_id]))
 

@@ -121,6 +121,12 @@ def _horizon(row: FeedRow) -> str | None:
 
 def find_pinner(request: HttpRequest) -> HttpResponse:
     """A form for a user ID or username; goes to that pinner's state."""
+    return find_pinner_page(request, "Follower state", "admin:operations-pinner")
+
+
+def find_pinner_page(request: HttpRequest, title: str, target: str) -> HttpResponse:
+    """A form for a user ID or username (submitted to this page); goes to the ``target`` page
+    of that pinner."""
     query = request.GET.get("q", "").strip()
     error = None
     if query:
@@ -129,9 +135,9 @@ def find_pinner(request: HttpRequest) -> HttpResponse:
             pinner, error = attempt(lambda: content.pinner_by_username(query))
             user_id = str(pinner.user_id) if pinner else None
         if user_id is not None:
-            return redirect("admin:operations-pinner", user_id=user_id)
-    return render_page(request, "pinners.html", "Follower state", {"query": query,
-                                                                    "error": error})
+            return redirect(target, user_id=user_id)
+    return render_page(request, "pinners.html", title, {"query": query, "error": error,
+                                                       "finder": request.path})
 
 
 def follower_state(request: HttpRequest, user_id: str) -> HttpResponse:

@@ -16,7 +16,7 @@ from django.contrib.admin import AdminSite
 from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, path
 
-from pinsite.admin import followers, lookup, queues, shards, vshards
+from pinsite.admin import followers, lookup, queues, shards, smartfeed, vshards
 
 View = Callable[..., HttpResponse]
 
@@ -30,6 +30,10 @@ PAGES: list[tuple[str, View, str]] = [
     ("pinners/<str:user_id>/", followers.follower_state, "pinner"),
     ("pinners/<str:user_id>/rebuild/", followers.rebuild, "pinner-rebuild"),
     ("pinners/<str:user_id>/delete/", followers.delete_account, "pinner-delete"),
+    ("pinners/<str:user_id>/smartfeed/", smartfeed.pinner, "smartfeed-pinner"),
+    ("pinners/<str:user_id>/smartfeed/rebuild/", smartfeed.rebuild, "smartfeed-rebuild"),
+    ("smartfeed/", smartfeed.health_page, "smartfeed"),
+    ("smartfeed/pinners/", smartfeed.find_pinner, "smartfeed-pinners"),
     ("queues/", queues.queues, "queues"),
 ]
 
