@@ -27,6 +27,7 @@ from feed.store.pools import Cluster
 T = TypeVar("T")
 SUSPECT_SECONDS = 1.0
 
+_coin = random.Random()  # its own generator: reads on other threads leave the global one alone
 _lock = threading.Lock()
 _executor: ThreadPoolExecutor | None = None
 _executor_pid: int | None = None
@@ -96,7 +97,7 @@ class Race(Generic[T]):
 
 def _order() -> tuple[Cluster, Cluster]:
     share = float(feed_settings.STANDBY_READ_SHARE)
-    standby_first = random.random() < share or (answers.suspect("primary")
+    standby_first = _coin.random() < share or (answers.suspect("primary")
                                                 and not answers.suspect("standby"))
     return ("standby", "primary") if standby_first else ("primary", "standby")
 

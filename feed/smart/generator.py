@@ -1,5 +1,6 @@
 """The content generator: on a visit, decide how many new pins to show and take them from the
-pools, mixed and best first (:func:`feed.smart.scoring.mix`).
+pools, mixed and best first (:func:`feed.smart.scoring.mix`). Entries whose pin was deleted are
+left out of the mix and removed with the rest (one ``objects.get_many``, cache first).
 
 It only reads: the chosen and dropped entries are removed from the pools, and the visit is
 recorded in the user's state, by the queue once the service has shown the chunk
@@ -26,6 +27,7 @@ from feed.smart import pools
 from feed.smart.conf import smart_settings
 from feed.smart.schema import SOURCES
 from feed.smart.scoring import US_PER_HOUR, Candidate, Mix, mix
+from sharding import objects
 from sharding.mappings import now_sequence
 
 HISTORY = 5
@@ -39,6 +41,7 @@ class Chunk:
     at_us: int
     size: int
     mixed: Mix
+    gone: list[Candidate] = field(default_factory=list)
     elapsed_ms: float = field(default=0.0, compare=False)
 
     @property
@@ -52,7 +55,8 @@ class Chunk:
         return counts
 
     def removals(self) -> list[bytes]:
-        return [c.key for c in self.mixed.taken] + [c.key for c in self.mixed.dropped]
+        """Pool entries the chunk used up, dropped under the threshold, or found deleted."""
+        return [c.key for c in (*self.mixed.taken, *self.mixed.dropped, *self.gone)]
 
 
 def chunk_size(state: dict[str, Any], now_us: int) -> int:
@@ -75,11 +79,14 @@ def generate(user_id: int, now_us: int | None = None) -> Chunk:
     state = pools.read_state(user_id)
     size = chunk_size(state, now)
     window = 2 * size + 10
-    candidates: dict[str, list[Candidate]] = {source: pools.best(user_id, source, window)
-                                              for source in SOURCES}
+    scanned = {source: pools.best(user_id, source, window) for source in SOURCES}
+    alive = objects.get_many({c.pin_id for found in scanned.values() for c in found})
+    candidates: dict[str, list[Candidate]] = {
+        source: [c for c in found if c.pin_id in alive] for source, found in scanned.items()}
+    gone = [c for found in scanned.values() for c in found if c.pin_id not in alive]
     mixed = mix(candidates, size, smart_settings.SOURCE_RATES, now,
                 float(smart_settings.QUALITY_THRESHOLD), float(smart_settings.HALF_LIFE_HOURS))
-    return Chunk(user_id, now, size, mixed, (time.perf_counter() - started) * 1000)
+    return Chunk(user_id, now, size, mixed, gone, (time.perf_counter() - started) * 1000)
 
 
 def delivered(state: dict[str, Any], at_us: int, size: int, composition: dict[str, int],

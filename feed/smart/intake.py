@@ -6,8 +6,10 @@
 - A repin raises the repinner's affinity to the source's pinner, board and interest, and puts
   the source's most related pins into the repinner's ``related`` pool.
 - A follow of a user, a board or an interest raises the affinity and puts the target's newest
-  pins into the follower's pool (``BACKFILL_PINS`` per board or interest); an unfollow takes
-  the affinity back (entries already pooled stay and age out).
+  pins into the follower's pool (``BACKFILL_PINS`` per board or interest). An unfollow takes
+  the affinity back and purges the pools it fed: the board's pins, the pinner's pins on boards
+  no longer followed, or the interest's pins (a pin that also came through another source
+  stays in that source's pool).
 
 >>> insert_pin(pin_id, "following", [alice, bob])
 []
@@ -15,12 +17,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
 
 from feed import fanout, sources
 from feed.smart import pools
-from feed.smart.conf import smart_settings
+from feed.smart.conf import pool_cap, pool_slack, smart_settings
 from feed.smart.pools import Insert
 from feed.smart.schema import Affinity, Source, affinity_column
 from feed.smart.scoring import POINTS, quality
@@ -109,6 +111,7 @@ def follow(follower_id: int, target_kind: str, target_id: int, action: str,
     kind: Affinity = "p" if target_kind == "user" else "b"
     pools.add_affinity(follower_id, {(kind, target_id): sign * POINTS["follow"]})
     if action != "follow":
+        _purge_unfollowed(follower_id, kind, target_id)
         return []
     if kind == "b":
         return _backfill_following(follower_id, [target_id], [])
@@ -121,6 +124,9 @@ def interest_follow(follower_id: int, interest_id: int, action: str,
     sign = 1 if action == "follow" else -1
     pools.add_affinity(follower_id, {("i", interest_id): sign * POINTS["follow"]})
     if action != "follow":
+        with suppress(LookupError):
+            slug = interest_by_id(interest_id).slug
+            purge(follower_id, ("interests",), lambda pin: pin.interest == slug)
         return []
     return insert_for_user(follower_id, "interests", _interest_pins(interest_id))
 
@@ -138,6 +144,27 @@ def rebuild(user_id: int) -> dict[str, int]:
     for pin_id in saved:
         record_repin(pin_id)
     return {source: size for source, size in pools.sizes(user_id).items()}
+
+
+def purge(user_id: int, from_sources: Sequence[Source], gone: Callable[[Pin], bool]) -> int:
+    """Remove from the user's pools of ``from_sources`` every entry whose pin is ``gone`` (or
+    deleted); returns how many went. Reads each pool whole (at most ``POOL_CAP + POOL_SLACK``
+    entries) and its pins with one ``get_many``."""
+    entries = [entry for source in from_sources
+               for entry in pools.best(user_id, source, pool_cap() + pool_slack())]
+    found = objects.get_many({entry.pin_id for entry in entries})
+    doomed = [entry.key for entry in entries if entry.pin_id not in found
+              or gone(Pin.from_json(entry.pin_id, found[entry.pin_id]))]
+    return pools.remove(doomed)
+
+
+def _purge_unfollowed(user_id: int, kind: Affinity, target_id: int) -> int:
+    """After an unfollow: a board's pins, or a pinner's pins on boards no longer followed."""
+    if kind == "b":
+        return purge(user_id, ("following", "repins"), lambda pin: pin.board_id == target_id)
+    still = sources.boards_followed_among(user_id, sources.boards_of(target_id))
+    return purge(user_id, ("following", "repins"),
+                 lambda pin: pin.pinner_id == target_id and pin.board_id not in still)
 
 
 def load_pin(pin_id: int) -> Pin | None:

@@ -7,10 +7,12 @@ from __future__ import annotations
 import dramatiq
 
 from feed.smart import materialized, pools
+from feed.smart.generator import generate
 from feed.smart.service import home_page
-from graph.actions import follow_board, follow_user
-from graph.interests import follow_interest, slice_shards
-from pins.actions import create_board, repin
+from graph.actions import follow_board, follow_user, unfollow_board
+from graph.interests import follow_interest, slice_shards, unfollow_interest
+from pins.actions import create_board, delete_pin, repin
+from pins.interests import interest
 from pins.related import related_pins
 from sharding.hosts import alias_for_shard
 from sharding.ids import shard_of
@@ -86,3 +88,37 @@ def test_a_follow_backfills_the_pool_and_a_repin_brings_related_pins(
     repin(reader, pins[1], new_board(reader, "Mine"))
     assert wait_until(lambda: pooled(reader, "related") == [pins[0]])
     assert wait_until(lambda: pools.all_affinities(reader).get(f"p:{owner}") == 3)
+
+
+def test_unfollows_purge_what_they_brought_into_the_pools(worker: dramatiq.Worker) -> None:
+    owner, reader = new_user("sfo"), new_user("sfr")
+    kept, dropped = new_board(owner, "Kept"), create_board(owner, "Dropped",
+                                                           interest="gardening").id
+    kept_pin, dropped_pin = new_pin(owner, kept), new_pin(owner, dropped)
+    follow_board(reader, kept)
+    follow_board(reader, dropped)
+    follow_interest(reader, "gardening")
+    assert wait_until(lambda: set(pooled(reader, "following")) == {kept_pin, dropped_pin})
+    assert wait_until(lambda: dropped_pin in pooled(reader, "interests"))
+    unfollow_board(reader, dropped)
+    assert wait_until(lambda: pooled(reader, "following") == [kept_pin])
+    assert dropped_pin in pooled(reader, "interests")  # it came through the interest too
+    unfollow_interest(reader, "gardening")
+    assert wait_until(lambda: dropped_pin not in pooled(reader, "interests"))
+    assert pools.all_affinities(reader) == {f"b:{kept}": 5, f"b:{dropped}": 0,
+                                            f"i:{interest('gardening').id}": 0}
+
+
+def test_a_deleted_pin_is_left_out_of_the_chunk_and_removed(worker: dramatiq.Worker) -> None:
+    owner, reader = new_user("sfo"), new_user("sfr")
+    board = new_board(owner)
+    follow_board(reader, board)
+    alive, deleted = new_pin(owner, board, "stays"), new_pin(owner, board, "goes")
+    assert wait_until(lambda: set(pooled(reader, "following")) == {alive, deleted})
+    delete_pin(owner, deleted)
+    chunk = generate(reader)
+    assert [pick.pin_id for pick in chunk.picks] == [alive]
+    assert [c.pin_id for c in chunk.gone] == [deleted]
+    page = home_page(reader)
+    assert [pin.id for pin in page.items] == [alive]
+    assert wait_until(lambda: pooled(reader, "following") == [])
