@@ -14,7 +14,8 @@ servers underneath, measured in the same run on the configured stack.
   with content.
 
 The bench's users are synthetic IDs in a reserved range; their rows are deleted at the start and
-the end. Their visits' queue messages are real (the running workers apply them).
+the end. Their visits' queue messages are built and published as usual, but to a bench queue
+that nothing consumes and that is purged at the end, so running workers never see them.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import dramatiq
 from django.conf import settings
 
 from feed.smart import generator, materialized, pools, service
@@ -42,6 +44,7 @@ from toolkit.bench import rate as _rate
 from toolkit.bench import ratio, wait_until_quiet
 
 BENCH_LOCAL = 1 << 34
+BENCH_QUEUE = "smartfeed_bench"
 CHUNK = 1000
 STALL_SECONDS = 1.0
 
@@ -55,6 +58,8 @@ def run_bench(inserts: int = 20_000, samples: int = 300, reads: int = 20_000,
     """Measure and clean up; returns the figures ``--json`` prints."""
     users = [bench_user(index) for index in range(max(CHUNK, 200))]
     _forget(users)
+    original_send = service._send
+    service._send = _to_bench_queue(original_send)  # type: ignore[assignment]
     try:
         pins = _content()
         progress("pool inserts")
@@ -70,7 +75,17 @@ def run_bench(inserts: int = 20_000, samples: int = 300, reads: int = 20_000,
         figures["budget_ms"] = round(budget_seconds() * 1000)
         return figures
     finally:
+        service._send = original_send  # type: ignore[assignment]
+        dramatiq.get_broker().flush(BENCH_QUEUE)
         _forget(users)
+
+
+def _to_bench_queue(send: Callable[[list[Any]], None]) -> Callable[[list[Any]], None]:
+    """``send`` with every message redirected to the bench queue."""
+    def redirected(messages: list[Any]) -> None:
+        send([message.copy(queue_name=BENCH_QUEUE) for message in messages])
+    dramatiq.get_broker().declare_queue(BENCH_QUEUE)
+    return redirected
 
 
 def _content() -> list[int]:

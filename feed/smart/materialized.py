@@ -2,8 +2,9 @@
 
 It lives on the primary and standby clusters (table ``<prefix>_home``), written by each
 cluster's own queue like the following feed and read speculatively, so it answers while the
-pools cluster or the generator is down. A write adds a chunk and trims the row to
-``HOME_CAP`` entries.
+pools cluster or the generator is down. A write adds a chunk, keeps each pin only where it was
+shown last (two visits close together, before the queue applied the first, can both show it),
+and trims the row to ``HOME_CAP`` entries.
 
 >>> write("primary", alice, [Shown(now, 0, pin_id, "interests")])
 >>> read("primary", alice)[0].pin_id == pin_id
@@ -34,17 +35,21 @@ def read(cluster: Cluster, user_id: int) -> list[Shown]:
 
 
 def write(cluster: Cluster, user_id: int, chunk: Sequence[Shown]) -> int:
-    """Add a chunk to the user's materialized feed and trim it to the cap; returns how many
-    entries the trim took off."""
+    """Add a chunk to the user's materialized feed, drop older showings of the same pins and
+    trim it to the cap; returns how many entries went."""
     row = user_row(user_id)
     if chunk:
         puts = [Mutation(isDelete=False, column=shown.column, value=shown.value)
                 for shown in chunk]
         run(cluster, lambda hbase: hbase.connection.client.mutateRows(
             hbase.name, [BatchMutation(row=row, mutations=puts)], {}), table=home_table())
-    columns = sorted(run(cluster, lambda hbase: hbase.row(row, columns=[HOME_PREFIX[:-1]]),
-                         table=home_table()))
-    excess = columns[home_cap():]
+    kept: list[bytes] = []
+    excess: list[bytes] = []
+    seen: set[int] = set()
+    for entry in read(cluster, user_id):
+        fresh = entry.pin_id not in seen and len(kept) < home_cap()
+        (kept if fresh else excess).append(entry.column)
+        seen.add(entry.pin_id)
     if excess:
         deletes = [Mutation(isDelete=True, column=column) for column in excess]
         run(cluster, lambda hbase: hbase.connection.client.mutateRows(

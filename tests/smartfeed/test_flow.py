@@ -122,3 +122,21 @@ def test_a_deleted_pin_is_left_out_of_the_chunk_and_removed(worker: dramatiq.Wor
     page = home_page(reader)
     assert [pin.id for pin in page.items] == [alive]
     assert wait_until(lambda: pooled(reader, "following") == [])
+
+
+def test_two_quick_visits_leave_each_pin_once_in_the_materialized_feed(
+        worker: dramatiq.Worker) -> None:
+    owner, reader = new_user("sfo"), new_user("sfr")
+    board = new_board(owner)
+    follow_user(reader, owner)
+    pins = [new_pin(owner, board, f"pin {n}") for n in range(4)]
+    assert wait_until(lambda: len(pooled(reader, "following")) == 4)
+    worker.pause()
+    first, second = home_page(reader), home_page(reader)  # the queue applies neither yet
+    worker.resume()
+    assert first.new == second.new == 4
+    assert wait_until(lambda: pooled(reader, "following") == [])
+    assert wait_until(lambda: sorted(e.pin_id for e in materialized.read("primary", reader))
+                      == sorted(pins))
+    assert wait_until(lambda: sorted(e.pin_id for e in materialized.read("standby", reader))
+                      == sorted(pins))
