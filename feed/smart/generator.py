@@ -91,12 +91,19 @@ def generate(user_id: int, now_us: int | None = None) -> Chunk:
 
 def delivered(state: dict[str, Any], at_us: int, size: int, composition: dict[str, int],
               ) -> dict[str, Any]:
-    """The state after a chunk was shown: its time and size, and the recent compositions."""
-    history = [{"at_us": at_us, "size": size, "sources": composition},
-               *state.get("history", [])][:HISTORY]
-    return {**state, "last_at_us": at_us, "last_size": size, "missed": 0, "history": history}
+    """The state after a chunk was shown at ``at_us``: the recent compositions, and its time
+    and size unless a later chunk was recorded first (queue messages may come late)."""
+    history = sorted([{"at_us": at_us, "size": size, "sources": composition},
+                      *state.get("history", [])], key=lambda item: -int(item["at_us"]))
+    state = {**state, "history": history[:HISTORY]}
+    if at_us < int(state.get("last_at_us", 0)):
+        return state
+    return {**state, "last_at_us": at_us, "last_size": size, "missed": 0}
 
 
-def missed(state: dict[str, Any]) -> dict[str, Any]:
-    """The state after a visit that showed no chunk (the service fell back)."""
+def missed(state: dict[str, Any], at_us: int) -> dict[str, Any]:
+    """The state after a visit at ``at_us`` that showed no chunk (the service fell back);
+    unchanged if a later chunk was delivered already."""
+    if at_us <= int(state.get("last_at_us", 0)):
+        return state
     return {**state, "missed": int(state.get("missed", 0)) + 1}

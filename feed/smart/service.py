@@ -89,7 +89,7 @@ def _first_page(user: int, size: int) -> HomePage:
         if fresh or chunk.removals():
             _send(tasks.visit_messages(user, chunk, fresh))
     else:
-        _send([tasks.missed.message(user)])
+        _send([tasks.missed.message(user, now)])
     if shown is None and not fresh:
         health.record("unavailable", None)
         assert read_error is not None

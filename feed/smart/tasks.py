@@ -85,9 +85,9 @@ def take(user_id: int, keys: list[str], at_us: int, size: int,
 
 
 @dramatiq.actor(queue_name=QUEUE, actor_name="smartfeed_missed", **RETRIES)
-def missed(user_id: int) -> None:
+def missed(user_id: int, at_us: int) -> None:
     """A visit showed no chunk: the next one must be at least as large as the last."""
-    pools.write_state(user_id, generator.missed(pools.read_state(user_id)))
+    pools.write_state(user_id, generator.missed(pools.read_state(user_id), at_us))
 
 
 @dramatiq.actor(queue_name=QUEUE, actor_name="smartfeed_rebuild", priority=MAINTENANCE,

@@ -78,9 +78,19 @@ def test_after_a_missed_visit_the_next_chunk_is_no_smaller(settings: Settings) -
     assert chunk_size(state, now) == 25  # 5 + 4 per hour for 5 hours
     later = generator.delivered(state, now, 5, {"following": 5})
     assert chunk_size(later, now) == 5
-    assert chunk_size(generator.missed(later), now) == 5
-    assert chunk_size(generator.missed(state), now - 5 * hour) == 25
+    assert chunk_size(generator.missed(later, now + 1), now) == 5
+    assert chunk_size(generator.missed(state, now - hour), now - 5 * hour) == 25
     assert chunk_size({}, now) == 40
+
+
+def test_late_queue_messages_do_not_turn_the_state_back() -> None:
+    hour = 3_600_000_000
+    now = now_sequence()
+    state = generator.delivered({}, now, 12, {"following": 12})
+    assert generator.missed(state, now - hour) == state  # a retry of an older fallback
+    older = generator.delivered(state, now - hour, 30, {"interests": 30})
+    assert older["last_at_us"] == now and older["last_size"] == 12
+    assert [item["at_us"] for item in older["history"]] == [now, now - hour]
 
 
 def test_a_missed_visit_is_recorded_and_leaves_the_pools_as_they_were(
