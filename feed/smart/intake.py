@@ -99,6 +99,13 @@ def record_repin(pin_id: int) -> list[tuple[int, Source]]:
     source = load_pin(repin.source_pin_id)
     if source is not None:
         pools.add_affinity(repin.pinner_id, _targets(source, POINTS["repin"]))
+    return _pool_related(repin)
+
+
+def _pool_related(repin: Pin) -> list[tuple[int, Source]]:
+    """The pins most related to what a repin saved, into the repinner's ``related`` pool."""
+    if repin.source_pin_id is None:
+        return []
     related = [pin.id for pin, _ in related_pins(repin.source_pin_id,
                                                  limit=int(smart_settings.RELATED_PINS))]
     return insert_for_user(repin.pinner_id, "related", related)
@@ -133,16 +140,16 @@ def interest_follow(follower_id: int, interest_id: int, action: str,
 
 def rebuild(user_id: int) -> dict[str, int]:
     """Refill a user's pools from the graph and recent pins: the newest pins of every board
-    they follow, of every interest they follow, and the pins related to their newest saves.
-    Returns how many entries each source got."""
+    they follow, of every interest they follow, and the pins related to their newest saves
+    (affinities, the user's history, are kept as they are). Returns each pool's size."""
     pools.clear(user_id)
     boards = sorted(sources.followed_boards(user_id))
     _backfill_following(user_id, boards, [])
     for topic in interest_follows.followed_interests(user_id):
         insert_for_user(user_id, "interests", _interest_pins(topic.id))
     saved = [entry.to_id for entry in mappings.page(USER_HAS_PINS, user_id, limit=20).entries]
-    for pin_id in saved:
-        record_repin(pin_id)
+    for pin_id, data in objects.get_many(saved).items():
+        _pool_related(Pin.from_json(pin_id, data))
     return {source: size for source, size in pools.sizes(user_id).items()}
 
 

@@ -8,6 +8,7 @@ import dramatiq
 
 from feed.smart import materialized, pools
 from feed.smart.generator import generate
+from feed.smart.intake import rebuild
 from feed.smart.service import home_page
 from graph.actions import follow_board, follow_user, unfollow_board
 from graph.interests import follow_interest, slice_shards, unfollow_interest
@@ -140,3 +141,20 @@ def test_two_quick_visits_leave_each_pin_once_in_the_materialized_feed(
                       == sorted(pins))
     assert wait_until(lambda: sorted(e.pin_id for e in materialized.read("standby", reader))
                       == sorted(pins))
+
+
+def test_a_rebuild_refills_the_pools_and_keeps_the_affinities(worker: dramatiq.Worker) -> None:
+    owner, reader = new_user("sfo"), new_user("sfr")
+    board = create_board(owner, "Nooks", interest="home-decor").id
+    follow_board(reader, board)
+    follow_interest(reader, "home-decor")
+    pins = [new_pin(owner, board, f"nook {n}") for n in range(3)]
+    assert wait_until(lambda: set(pooled(reader, "following")) == set(pins))
+    assert wait_until(lambda: set(pins) <= set(pooled(reader, "interests")))
+    affinities = pools.all_affinities(reader)
+    pools.clear(reader)
+    assert pooled(reader, "following") == []
+    sizes = rebuild(reader)
+    assert set(pooled(reader, "following")) == set(pins) and sizes["following"] == 3
+    assert set(pins) <= set(pooled(reader, "interests"))
+    assert pools.all_affinities(reader) == affinities

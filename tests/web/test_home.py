@@ -58,3 +58,22 @@ def test_the_feed_is_paged_with_a_more_link_and_fragments(
     fragment = text(client.get(more.group(1).replace("&amp;", "&") + "&fragment=1"))
     assert "<html" not in fragment and 'rel="next"' not in fragment
     assert re.findall(r'id="pin-(\d+)"', fragment) == [str(pins[0].id)]
+
+
+def test_home_shows_the_smart_feeds_picks_and_keeps_them_on_later_visits(
+        pinner: Pinner, other: Pinner, login: Login, worker: dramatiq.Worker) -> None:
+    board = new_board(other)
+    client = login(pinner)
+    client.post(f"/board/{board.id}/follow/", {"action": "follow"})
+    pin = new_pin(other, board, "Picked")
+    shown: set[int] = set()
+
+    def picked() -> bool:
+        page = text(client.get("/"))
+        shown.update(int(found) for found in re.findall(r'id="pin-(\d+)"', page))
+        return pin.id in shown
+
+    assert wait_until(picked)
+    assert wait_until(lambda: feed_ids(client, "/") == [pin.id])  # now from the materialized feed
+    page = text(client.get("/"))
+    assert 'aria-current="page">For you' in page and "picked for you" not in page

@@ -80,7 +80,7 @@ class Command(SubcommandCommand):
         for who, sizes in outcome.items():
             pooled = ", ".join(f"{source} {size}" for source, size in sizes.items())
             self.stdout.write(f"{who}: {pooled}")
-        if all:
+        if all or empty_only:
             self.stdout.write(f"{len(outcome)} of {len(users)} pinners rebuilt")
 
     def handle_health(self, json: bool = False, **_: Any) -> None:
