@@ -18,6 +18,7 @@ from selenium import webdriver
 from selenium.common.exceptions import (
     NoSuchElementException,
     StaleElementReferenceException,
+    WebDriverException,
 )
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -116,8 +117,14 @@ def screenshot(driver: WebDriver, path: Path) -> Path:
 
 
 def _stale(element: WebElement) -> bool:
+    """Whether the page ``element`` belongs to has gone (Chromium sometimes says so with an
+    inspector error instead of a stale-element error)."""
     try:
         element.is_enabled()
     except StaleElementReferenceException:
         return True
+    except WebDriverException as exc:
+        if "does not belong to the document" in str(exc):
+            return True
+        raise
     return False
