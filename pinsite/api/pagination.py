@@ -1,8 +1,9 @@
 """Cursor pagination: ``?cursor=&limit=`` in, ``{"items", "next_cursor", "next"}`` out.
 
-Cursors are the domain's opaque newest-first cursors, passed through unchanged; a page size is
-1..:data:`MAX_LIMIT` (default :data:`DEFAULT_LIMIT`). A cursor that is not one the API issued
-is a 400, and so is a page size out of range.
+Cursors are the domain's opaque newest-first cursors, sealed (:mod:`pinsite.cursors`); a page
+size is 1..:data:`MAX_LIMIT` (default :data:`DEFAULT_LIMIT`). A cursor that is not one the API
+issued is a 400, and so is a page size out of range or an ``after`` parameter (the web UI's name
+for the cursor, which the API does not take).
 
 >>> query = page_query(request)
 >>> page = pins_of_board(board_id, limit=query.limit, after=query.cursor)
@@ -21,6 +22,7 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 
 from pinsite.api.fields import TextField
+from pinsite.cursors import InvalidCursor, seal, unseal
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 100
@@ -58,10 +60,20 @@ class PageQuery:
 
 def page_query(request: Request) -> PageQuery:
     """The checked cursor and page size of a list request (400 when malformed)."""
+    if "after" in request.query_params:
+        raise serializers.ValidationError(
+            {"after": ["Not a parameter of the API: pass the previous page's next_cursor "
+                       "as cursor."]})
     checked = PageQuerySerializer(data=request.query_params)
     checked.is_valid(raise_exception=True)
     data = checked.validated_data
-    return PageQuery(cursor=data.get("cursor") or None, limit=data.get("limit", DEFAULT_LIMIT))
+    cursor = None
+    if data.get("cursor"):
+        try:
+            cursor = unseal(data["cursor"])
+        except InvalidCursor as exc:
+            raise serializers.ValidationError({"cursor": [str(exc)]}) from exc
+    return PageQuery(cursor=cursor, limit=data.get("limit", DEFAULT_LIMIT))
 
 
 def page_response(request: Request, item_serializer: type[serializers.Serializer[Any]],
@@ -70,6 +82,7 @@ def page_response(request: Request, item_serializer: type[serializers.Serializer
     context = {"request": request}
     next_url = None
     if next_cursor:
+        next_cursor = seal(next_cursor)
         next_url = replace_query_param(request.build_absolute_uri(), "cursor", next_cursor)
     return Response({"items": item_serializer(items, many=True, context=context).data,
                      "next_cursor": next_cursor, "next": next_url})

@@ -21,6 +21,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from pins import exceptions as content
+from pinsite.cursors import InvalidCursor
 from pinsite.errors import STORE_INVALID, STORE_NOT_FOUND, UNAVAILABLE, Kinds
 
 logger = logging.getLogger("pinsite.web")
@@ -28,7 +29,7 @@ logger = logging.getLogger("pinsite.web")
 View = Callable[..., HttpResponse]
 
 NOT_FOUND: Kinds = (content.NotFound, *STORE_NOT_FOUND)
-BAD_REQUEST: Kinds = (content.InvalidContent, *STORE_INVALID)
+BAD_REQUEST: Kinds = (content.InvalidContent, InvalidCursor, *STORE_INVALID)
 
 
 def domain_errors(view: View) -> View:

@@ -13,6 +13,8 @@ from urllib.parse import urlencode
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from pinsite.cursors import seal, unseal
+
 PIN_PAGE = 30
 BOARD_PAGE = 24
 PEOPLE_PAGE = 30
@@ -20,15 +22,17 @@ FRAGMENT = "fragment"
 
 
 def cursor_of(request: HttpRequest) -> str | None:
-    """The ``after`` cursor of the request, if any."""
-    return request.GET.get("after") or None
+    """The domain cursor of the request's ``after`` (none for the first page); one the site
+    did not issue raises :class:`~pinsite.cursors.InvalidCursor` (the 400 page)."""
+    token = request.GET.get("after")
+    return unseal(token) if token else None
 
 
 def more_url(request: HttpRequest, cursor: str | None) -> str | None:
     """The URL of the next page (this path, ``after=cursor``), or ``None`` at the end."""
     if cursor is None:
         return None
-    return f"{request.path}?{urlencode({'after': cursor})}"
+    return f"{request.path}?{urlencode({'after': seal(cursor)})}"
 
 
 def is_fragment(request: HttpRequest) -> bool:

@@ -100,7 +100,17 @@ def test_batch_check_with_nothing_asked(alice: Caller) -> None:
 def test_batch_check_caps_the_number_of_ids(alice: Caller) -> None:
     ids = ",".join(str(n) for n in range(1, 102))
     response = alice.client.get(f"/api/v1/me/follows/?users={ids}")
-    assert response.status_code == 400 and "users" in error_of(response)["fields"]
+    assert response.status_code == 400
+    assert error_of(response)["fields"]["users"] == ["At most 100 IDs, comma-separated."]
+    long_ids = ",".join(str(10**19 + n) for n in range(101))
+    response = alice.client.get(f"/api/v1/me/follows/?boards={long_ids}")
+    assert error_of(response)["fields"]["boards"] == ["At most 100 IDs, comma-separated."]
+    slugs = ",".join(f"s{n}" for n in range(101))
+    response = alice.client.get(f"/api/v1/me/follows/?interests={slugs}")
+    assert error_of(response)["fields"]["interests"] == [
+        "At most 100 interest slugs, comma-separated."]
+    hundred = ",".join(str(n) for n in range(1, 101))
+    assert alice.client.get(f"/api/v1/me/follows/?users={hundred}").status_code == 200
 
 
 def test_batch_check_rejects_malformed_lists(alice: Caller) -> None:

@@ -8,6 +8,7 @@ import pytest
 from pytest_django import Settings
 from rest_framework.test import APIClient
 
+from pinsite import cursors
 from tests.api.helpers import Caller, error_of, new_board, new_pin, upload
 from tests.pins.helpers import image_bytes
 
@@ -55,6 +56,28 @@ def test_bad_cursors_are_400(cursor: str, alice: Caller) -> None:
         response = alice.client.get(f"/api/v1/{path}", {"cursor": cursor})
         assert response.status_code == 400, (path, response.content)
         assert "cursor" in error_of(response)["detail"]
+
+
+def test_forged_and_altered_cursors_are_400(alice: Caller, anonymous: APIClient) -> None:
+    board = new_board(alice)
+    for _ in range(3):
+        new_pin(alice, board)
+    path = f"/api/v1/boards/{board.id}/pins/"
+    issued = anonymous.get(path, {"limit": 1}).json()["next_cursor"]
+    assert anonymous.get(path, {"limit": 1, "cursor": issued}).status_code == 200
+    domain = issued[:-cursors.MAC_CHARS]
+    flipped = issued[:-1] + ("A" if issued[-1] != "A" else "B")
+    for forged in (domain, flipped, domain[:-1] + issued[-cursors.MAC_CHARS:], issued + "A"):
+        response = anonymous.get(path, {"cursor": forged})
+        assert response.status_code == 400, forged
+        assert error_of(response)["fields"]["cursor"] == [str(cursors.InvalidCursor())]
+
+
+def test_after_is_not_an_api_parameter(alice: Caller) -> None:
+    for value in ("!!!", "MTIz"):
+        response = alice.client.get("/api/v1/me/feed/", {"after": value})
+        assert response.status_code == 400
+        assert "cursor" in error_of(response)["fields"]["after"][0]
 
 
 @pytest.mark.parametrize("limit", ["0", "101", "1000000", "99999999999999999999", "-1", "abc",

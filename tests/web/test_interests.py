@@ -12,6 +12,7 @@ from django.test import Client
 from graph.interests import is_following_interest
 from pins.actions import create_board
 from pins.models import Pinner
+from pinsite import cursors
 from pinsite.web import interests as interest_pages
 from tests.web.helpers import new_pin, text
 
@@ -64,3 +65,19 @@ def test_an_interest_page_shows_its_newest_pins_paged_with_a_more_link(
 def test_a_bad_cursor_on_an_interest_page_is_the_400_page(client: Client) -> None:
     response = client.get("/interests/illustration/?after=garbage")
     assert response.status_code == 400 and "not valid" in text(response)
+
+
+def test_a_more_link_with_its_seal_altered_is_the_400_page(
+        pinner: Pinner, client: Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(interest_pages, "PIN_PAGE", 1)
+    board = create_board(pinner.user_id, "Drawings", interest="illustration")
+    for n in range(2):
+        new_pin(pinner, board, f"Sketch {n}")
+    more = re.search(r'href="/interests/illustration/\?after=([^"&]+)"',
+                     text(client.get("/interests/illustration/")))
+    assert more is not None
+    issued = more.group(1)
+    assert client.get(f"/interests/illustration/?after={issued}").status_code == 200
+    for forged in (issued[:-cursors.MAC_CHARS], issued[:-1] + ("A" if issued[-1] != "A" else "B")):
+        response = client.get(f"/interests/illustration/?after={forged}")
+        assert response.status_code == 400 and "not valid" in text(response)

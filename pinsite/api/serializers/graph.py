@@ -12,6 +12,9 @@ from pinsite.api.serializers.users import UserSerializer
 
 MAX_BATCH = 100
 ID_LIST_PATTERN = r"^([0-9]{1,20}(,[0-9]{1,20}){0,99})?$"
+TOO_MANY_IDS = f"At most {MAX_BATCH} IDs, comma-separated."
+SLUG_LIST_PATTERN = r"^[^,\x00-\x1f]*(,[^,\x00-\x1f]*){0,99}$"
+TOO_MANY_SLUGS = f"At most {MAX_BATCH} interest slugs, comma-separated."
 
 
 class FollowerSerializer(serializers.Serializer[Any]):
@@ -44,20 +47,40 @@ class FollowChangeSerializer(serializers.Serializer[Any]):
 class IdListField(TextField):
     """Comma-separated object IDs (at most :data:`MAX_BATCH`), e.g. ``1,2,3``."""
 
+    default_error_messages = {"too_many": TOO_MANY_IDS}
+
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(pattern=ID_LIST_PATTERN, max_length=MAX_BATCH * 21, **kwargs)
+        super().__init__(pattern=ID_LIST_PATTERN, max_length=MAX_BATCH * 21,
+                         error_messages={"max_length": TOO_MANY_IDS}, **kwargs)
 
     def run_validation(self, data: Any = serializers.empty) -> Any:
+        if isinstance(data, str) and data.count(",") >= MAX_BATCH:
+            self.fail("too_many")
         text = super().run_validation(data)
         return list(dict.fromkeys(text.split(","))) if text else []
+
+
+class SlugListField(TextField):
+    """Comma-separated interest slugs (at most :data:`MAX_BATCH`)."""
+
+    default_error_messages = {"too_many": TOO_MANY_SLUGS}
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(pattern=SLUG_LIST_PATTERN, max_length=2000,
+                         error_messages={"max_length": TOO_MANY_SLUGS}, **kwargs)
+
+    def run_validation(self, data: Any = serializers.empty) -> Any:
+        if isinstance(data, str) and data.count(",") >= MAX_BATCH:
+            self.fail("too_many")
+        return super().run_validation(data)
 
 
 class BatchCheckQuery(serializers.Serializer[Any]):
     users = IdListField(required=False, help_text=f"Up to {MAX_BATCH} user IDs, comma-separated.")
     boards = IdListField(required=False,
                          help_text=f"Up to {MAX_BATCH} board IDs, comma-separated.")
-    interests = serializers.CharField(required=False, allow_blank=True, max_length=2000,
-                                      help_text="Interest slugs, comma-separated.")
+    interests = SlugListField(required=False,
+                              help_text=f"Up to {MAX_BATCH} interest slugs, comma-separated.")
 
 
 @extend_schema_field({"type": "object", "additionalProperties": {"type": "boolean"},
