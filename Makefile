@@ -40,6 +40,10 @@ test: test-stack
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 stop:
+	@for pidfile in var/dev/runsite.pid var/test/runsite.pid; do \
+		test -f $$pidfile || continue; pid=$$(cat $$pidfile); kill $$pid 2>/dev/null || true; \
+		for i in $$(seq 150); do kill -0 $$pid 2>/dev/null || break; sleep 0.2; done; \
+		rm -f $$pidfile; echo "site (pid $$pid) stopped"; done
 	$(PYTHON) -m devstack --profile dev down
 	$(PYTHON) -m devstack --profile test down
 

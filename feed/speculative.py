@@ -23,6 +23,7 @@ from typing import Generic, TypeVar
 from feed.conf import feed_settings
 from feed.exceptions import FeedUnavailable
 from feed.store.pools import Cluster
+from toolkit.metrics import FEED_READS
 
 T = TypeVar("T")
 SUSPECT_SECONDS = 1.0
@@ -55,11 +56,13 @@ def speculative(read: Callable[[Cluster], T]) -> T:
     race.start(first)
     answer = race.next_answer(timeout=int(feed_settings.SPECULATIVE_CUTOFF_MS) / 1000)
     if answer is not None:
+        FEED_READS.labels(answer[1], "first").inc()
         return answer[0]
     race.start(second)
     while race.pending:
         answer = race.next_answer(timeout=None)
         if answer is not None:
+            FEED_READS.labels(answer[1], "first" if answer[1] == first else "second").inc()
             return answer[0]
     raise FeedUnavailable("neither HBase cluster answered the read") from race.error
 
@@ -75,18 +78,19 @@ class Race(Generic[T]):
     def start(self, cluster: Cluster) -> None:
         self.pending[_submit(self.read, cluster)] = cluster
 
-    def next_answer(self, timeout: float | None) -> tuple[T] | None:
-        """Wait up to ``timeout`` for a read to finish; the first success, boxed, or None.
-        Errors other than :class:`FeedUnavailable` are bugs and propagate."""
+    def next_answer(self, timeout: float | None) -> tuple[T, Cluster] | None:
+        """Wait up to ``timeout`` for a read to finish; the first success with the cluster
+        that gave it, or None. Errors other than :class:`FeedUnavailable` are bugs and
+        propagate."""
         done, _ = wait(self.pending, timeout=timeout, return_when=FIRST_COMPLETED)
-        answer: tuple[T] | None = None
+        answer: tuple[T, Cluster] | None = None
         for future in done:
             cluster = self.pending.pop(future)
             error = future.exception()
             if error is None:
                 if answer is None:
                     answers.answered[cluster] += 1
-                    answer = (future.result(),)
+                    answer = (future.result(), cluster)
             elif isinstance(error, FeedUnavailable):
                 answers.failed_at[cluster] = time.monotonic()
                 self.error = error

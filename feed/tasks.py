@@ -24,6 +24,7 @@ from feed import delivery, fanout, follows, rebuild, storage, trim
 from feed.conf import count_delay_ms
 from feed.store.pools import CLUSTERS, Cluster
 from sharding.mappings import now_sequence
+from toolkit.metrics import FANOUT_LAG
 from toolkit.queue import BATCH, send_all
 
 PLANNING_QUEUE = "feed"
@@ -62,6 +63,7 @@ def _per_cluster(name: str, apply: Callable[..., None], priority: int = 0) -> Cl
 def _deliver(cluster: Cluster, pin_id: int, board_id: int, created_us: int,
              followers: list[int]) -> None:
     receiving = delivery.deliver(cluster, pin_id, board_id, created_us, followers)
+    FANOUT_LAG.labels(cluster).observe(max(0, now_sequence() - created_us) / 1e6)
     if receiving:
         count_writes[cluster].send_with_options(args=(receiving,), delay=count_delay_ms())
 

@@ -37,3 +37,10 @@ CSRF_COOKIE_SECURE = True
 CSRF_TRUSTED_ORIGINS = [origin for origin in
                         env.text("PINSITE_CSRF_TRUSTED_ORIGINS", "").split(",") if origin]
 X_FRAME_OPTIONS = "DENY"
+
+# Static files under content-hashed names, served by WhiteNoise with far-future cache headers
+# (``collectstatic`` writes the manifest; ``manage.py runsite`` runs it at start).
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}

@@ -45,6 +45,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "pinsite.serving.metrics.RequestMetrics",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -210,6 +212,12 @@ PINSITE_SERVE_MEDIA = env.flag("PINSITE_SERVE_MEDIA", True)
 STATIC_URL = "/static/"
 STATIC_ROOT = VAR_DIR / "static"
 STATICFILES_DIRS = [BASE_DIR / "pinsite" / "static"]
+# WhiteNoise serves what ``collectstatic`` gathered (``runsite`` runs it), compressed, from
+# every web worker; production settings add hashed names and far-future cache headers.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * 1024 * 1024
 
@@ -262,12 +270,17 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
+# One line per event: pinsite's and kazoo's loggers write once and do not propagate (a queue
+# worker's root logger has a handler of its own, which would print every line twice).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"line": {"format": "%(asctime)s %(levelname)s %(name)s [%(process)d] "
+                                      "%(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "line"}},
     "loggers": {
-        "pinsite": {"handlers": ["console"], "level": env.text("PINSITE_LOG_LEVEL", "INFO")},
-        "kazoo": {"handlers": ["console"], "level": "WARNING"},
+        "pinsite": {"handlers": ["console"], "level": env.text("PINSITE_LOG_LEVEL", "INFO"),
+                    "propagate": False},
+        "kazoo": {"handlers": ["console"], "level": "WARNING", "propagate": False},
     },
 }

@@ -39,6 +39,7 @@ def django_db_setup(django_db_blocker: pytest.FixtureRequest) -> Iterator[None]:
     if not _reachable(database["HOST"], int(database["PORT"])):
         pytest.exit("the test stack is down: run `python3 -m devstack --profile test up` "
                     "(or `make test`)", returncode=3)
+    Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)  # WhiteNoise's root
     with django_db_blocker.unblock():  # type: ignore[attr-defined]
         call_command("migrate", interactive=False, verbosity=0)
         call_command("shards", "init", "--quiet", verbosity=0, stdout=io.StringIO())

@@ -14,6 +14,7 @@ sends several messages sends them together with :func:`send_all`: one transactio
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Iterable
 from contextlib import suppress
 from typing import Any, cast
@@ -27,8 +28,10 @@ from dramatiq.common import q_name
 from dramatiq.errors import ConnectionClosed
 from dramatiq.middleware import default_middleware
 
-# The Prometheus exporter would listen on a fixed, non-loopback port in every worker.
-EXCLUDED_MIDDLEWARE = {"Prometheus"}
+# Dramatiq's Prometheus middleware runs only where the site's metrics directory is shared
+# (``manage.py runsite`` sets ``dramatiq_prom_db`` and a loopback ``dramatiq_prom_host``);
+# anywhere else its exporter would listen on a fixed port of every address.
+PROMETHEUS_ENV = ("dramatiq_prom_db", "dramatiq_prom_host")
 # What a send raises when RabbitMQ cannot be reached or drops the connection.
 BROKER_ERRORS = (dramatiq.errors.ConnectionError, pika.exceptions.AMQPError)
 # Messages per transaction in :func:`send_all` (a feed chunk's message is about 20 kB).
@@ -105,7 +108,9 @@ def configure_broker() -> dramatiq.Broker:
     module is imported: actors bind to the broker installed when they are declared."""
     global _configured
     if _configured is None:
-        middleware = [m() for m in default_middleware if m.__name__ not in EXCLUDED_MIDDLEWARE]
+        excluded = set() if all(os.environ.get(name) for name in PROMETHEUS_ENV) \
+            else {"Prometheus"}
+        middleware = [m() for m in default_middleware if m.__name__ not in excluded]
         _configured = Broker(url=settings.AMQP_URL, confirm_delivery=True,
                              middleware=middleware)
         dramatiq.set_broker(_configured)

@@ -31,6 +31,7 @@ from thriftpy2.transport import TTransportException
 from feed.conf import feed_settings
 from feed.exceptions import FeedUnavailable
 from feed.schema import table_name
+from toolkit.metrics import store_call
 
 T = TypeVar("T")
 Cluster = Literal["primary", "standby"]
@@ -83,7 +84,7 @@ def run(cluster: AnyCluster, operation: Callable[[happybase.Table], T], *,
     attempts = 2 if idempotent else 1
     for attempt in range(attempts):
         try:
-            with _pool(cluster).connection(
+            with store_call("hbase", cluster), _pool(cluster).connection(
                     timeout=float(feed_settings.POOL_WAIT_SECONDS)) as conn:
                 return operation(conn.table(name))
         except DRIVER_ERRORS as exc:

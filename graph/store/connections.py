@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import Any
 
 import redis
 from redis.backoff import NoBackoff
+from redis.client import Pipeline
 from redis.retry import Retry
 
 from graph.conf import graph_settings
 from graph.topology import address_of
+from toolkit.metrics import store_call
 
 
 class Pools:
@@ -49,14 +52,41 @@ class Pools:
             self._clients = {}
 
 
+class TimedRedis(redis.Redis):
+    """A client whose every command (and every pipeline, as one call) is timed under its
+    instance (``pinsite_store_call_seconds{backend="redis"}``)."""
+
+    instance = ""
+
+    def execute_command(self, *args: Any, **options: Any) -> Any:
+        with store_call("redis", self.instance):
+            return super().execute_command(*args, **options)
+
+    def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Any:
+        return TimedPipeline(self.connection_pool, self.response_callbacks, transaction,
+                             shard_hint, instance=self.instance)
+
+
+class TimedPipeline(Pipeline):
+    def __init__(self, *args: Any, instance: str) -> None:
+        super().__init__(*args)
+        self.instance = instance
+
+    def execute(self, raise_on_error: bool = True) -> Any:
+        with store_call("redis", self.instance):
+            return super().execute(raise_on_error)
+
+
 def _new_client(instance: str) -> redis.Redis:
     host, port = address_of(instance)
-    return redis.Redis(
+    client = TimedRedis(
         host=host, port=port, decode_responses=True,
         socket_timeout=float(graph_settings.SOCKET_TIMEOUT),
         socket_connect_timeout=float(graph_settings.CONNECT_TIMEOUT),
         retry=Retry(NoBackoff(), 1), client_name="pinsite-graph",
     )
+    client.instance = instance
+    return client
 
 
 pools = Pools()

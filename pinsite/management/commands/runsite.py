@@ -1,30 +1,115 @@
-"""``manage.py runsite [ADDR:PORT]``: the development site with a queue worker beside it."""
+"""``manage.py runsite [ADDR:PORT]``: the whole site in one command, as production runs it.
+
+Starts, as child processes:
+
+- the web server: gunicorn with threaded workers (:mod:`pinsite.serving.gunicorn`), static
+  files served by WhiteNoise after a ``collectstatic``;
+- the queue workers: ``dramatiq pinsite.worker`` (the outbox relay runs inside them).
+
+Every child writes its metrics to ``var/<profile>/metrics`` (emptied at start), so the site's
+``/metrics`` sums them all. The command writes its pid to ``var/<profile>/runsite.pid`` (``make
+stop`` ends it); SIGTERM or Ctrl-C stop the children gracefully. If a child exits on its own,
+the others are stopped too and the command fails: a supervisor (systemd, see
+``docs/deployment.md``) restarts what it runs.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
 import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from pinsite import env
+
+STOP_SECONDS = 30
 
 
 class Command(BaseCommand):
-    help = "Serve the site (runserver) with a Dramatiq worker process beside it."
+    help = ("Serve the site with gunicorn (threaded workers, WhiteNoise for static files) and "
+            "the queue workers beside it; SIGTERM or Ctrl-C stop them all.")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
-        parser.add_argument("--threads", type=int, default=4, help="worker threads")
+        parser.add_argument("--workers", type=int, default=env.number(
+            "PINSITE_WEB_WORKERS", (os.cpu_count() or 1) + 1), help="web worker processes")
+        parser.add_argument("--threads", type=int, default=env.number("PINSITE_WEB_THREADS", 4),
+                            help="threads per web worker")
+        parser.add_argument("--queue-processes", type=int, default=1,
+                            help="queue worker processes")
+        parser.add_argument("--queue-threads", type=int, default=4,
+                            help="threads per queue worker process")
 
-    def handle(self, *args: Any, addrport: str, threads: int, **options: Any) -> None:
-        worker = subprocess.Popen([sys.executable, "-m", "dramatiq", "pinsite.worker",
-                                   "--processes", "1", "--threads", str(threads)])
-        self.stdout.write(f"queue worker running (pid {worker.pid})")
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    def handle(self, *args: Any, addrport: str, workers: int, threads: int,
+               queue_processes: int, queue_threads: int, **options: Any) -> None:
+        if ":" not in addrport:
+            addrport = f"127.0.0.1:{addrport}"
+        for name, value in (("--workers", workers), ("--threads", threads),
+                            ("--queue-processes", queue_processes),
+                            ("--queue-threads", queue_threads)):
+            if value < 1:
+                raise CommandError(f"{name} must be at least 1")
+        var = Path(settings.VAR_DIR)
+        metrics_dir = var / "metrics"
+        shutil.rmtree(metrics_dir, ignore_errors=True)
+        metrics_dir.mkdir(parents=True)
+        call_command("collectstatic", interactive=False, verbosity=0)
+        child_env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
+                     "dramatiq_prom_db": str(metrics_dir), "dramatiq_prom_host": "127.0.0.1",
+                     "dramatiq_prom_port": str(env.port_base() + 191),
+                     "PINSITE_BIND": addrport}
+        children = {
+            "web": subprocess.Popen(
+                [sys.executable, "-m", "gunicorn", "-c", "python:pinsite.serving.gunicorn",
+                 "--workers", str(workers), "--threads", str(threads)], env=child_env),
+            "queue": subprocess.Popen(
+                [sys.executable, "-m", "dramatiq", "pinsite.worker", "--processes",
+                 str(queue_processes), "--threads", str(queue_threads)], env=child_env),
+        }
+        pid_file = var / "runsite.pid"
+        pid_file.write_text(f"{os.getpid()}\n")
+        self.stdout.write(f"serving http://{addrport}/ (gunicorn pid {children['web'].pid}, "
+                          f"{workers} workers x {threads} threads); queue workers pid "
+                          f"{children['queue'].pid}; metrics at /metrics")
+        stopping = False
+
+        def stop(*_: object) -> None:
+            nonlocal stopping
+            stopping = True
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        failed = None
         try:
-            call_command("runserver", addrport, use_reloader=False, insecure_serving=True)
+            while not stopping and failed is None:
+                failed = next((name for name, child in children.items()
+                               if child.poll() is not None), None)
+                time.sleep(0.2)
         finally:
-            worker.terminate()
-            worker.wait(timeout=30)
+            _stop(children.values())
+            pid_file.unlink(missing_ok=True)
+        if failed is not None:
+            raise CommandError(f"the {failed} process exited (code {children[failed].returncode});"
+                               " every process of the site was stopped")
+
+
+def _stop(children: Any) -> None:
+    """SIGTERM each child (graceful for gunicorn and dramatiq), then SIGKILL the late."""
+    for child in children:
+        if child.poll() is None:
+            child.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + STOP_SECONDS
+    for child in children:
+        try:
+            child.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()

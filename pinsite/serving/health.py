@@ -1,0 +1,122 @@
+"""``/healthz`` and ``/readyz`` for load balancers.
+
+``/healthz`` says the process is alive and serving (it asks no store). ``/readyz`` asks every
+store this process needs, in parallel, each within a short timeout, and answers 503 when one
+the site cannot serve without is unreachable: Django's own MySQL, a shard master, a graph
+Redis master, the queue, or both feed clusters. The standby feed cluster alone, or the smart
+feed's pools, being down degrade the site without stopping it: they are reported, still 200.
+
+>>> GET /readyz
+{"ready": true, "checks": {"mysql:default": {"ok": true, "ms": 0.4}, ...}}
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, cast
+
+import pika
+from django.conf import settings
+from django.db import connections
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from feed.store import pools as hbase
+from graph import topology as graph_topology
+from graph.store.connections import client as redis_client
+from sharding.topology import current_map
+
+TIMEOUT_SECONDS = 2.0
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    probe: Callable[[], object]
+    required: bool = True
+
+
+@require_GET
+@never_cache
+def healthz(request: HttpRequest) -> JsonResponse:
+    """The process is alive."""
+    return JsonResponse({"status": "ok", "pid": os.getpid()})
+
+
+@require_GET
+@never_cache
+def readyz(request: HttpRequest) -> JsonResponse:
+    """Every store reachable from this process (see the module's doc for what is required)."""
+    checks = _checks()
+    with ThreadPoolExecutor(max_workers=len(checks), thread_name_prefix="readyz") as pool:
+        futures = {check: pool.submit(_run, check.probe) for check in checks}
+        results: dict[str, dict[str, Any]] = {}
+        for check, future in futures.items():
+            try:
+                results[check.name] = future.result(timeout=TIMEOUT_SECONDS)
+            except TimeoutError:
+                results[check.name] = {"ok": False, "error": "timed out"}
+            results[check.name]["required"] = check.required
+    feed_up = results["hbase:primary"]["ok"] or results["hbase:standby"]["ok"]
+    ready = feed_up and all(results[c.name]["ok"] for c in checks if c.required)
+    return JsonResponse({"ready": ready, "checks": results}, status=200 if ready else 503)
+
+
+def _checks() -> list[Check]:
+    checks = [Check("mysql:default", partial(_select_one, "default"))]
+    for name, read_map, backend, probe in (
+            ("shardmap", current_map, "mysql", _select_one),
+            ("vshardmap", graph_topology.current_map, "redis", _ping)):
+        try:
+            masters = read_map().masters()
+        except Exception as exc:  # the map itself is something this process needs
+            checks.append(Check(name, partial(_raise, exc)))
+            continue
+        checks += [Check(f"{backend}:{master}", partial(probe, master)) for master in masters]
+    checks += [Check(f"hbase:{cluster}", partial(_hbase, cluster), required=False)
+               for cluster in hbase.SETTING]
+    checks.append(Check("queue", _queue))
+    return checks
+
+
+def _run(probe: Callable[[], object]) -> dict[str, Any]:
+    started = time.perf_counter()
+    try:
+        probe()
+    except Exception as exc:
+        return {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:300]}
+    return {"ok": True, "ms": round((time.perf_counter() - started) * 1000, 2)}
+
+
+def _select_one(alias: str) -> None:
+    try:
+        with connections[alias].cursor() as cursor:
+            cursor.execute("SELECT 1")
+    finally:
+        connections[alias].close()
+
+
+def _ping(instance: str) -> None:
+    redis_client(instance).ping()
+
+
+def _hbase(cluster: str) -> None:
+    with hbase.connection(cast(hbase.AnyCluster, cluster)) as conn:
+        conn.tables()
+
+
+def _queue() -> None:
+    parameters = pika.URLParameters(settings.AMQP_URL)
+    parameters.connection_attempts = 1
+    parameters.socket_timeout = parameters.blocked_connection_timeout = TIMEOUT_SECONDS
+    pika.BlockingConnection(parameters).close()
+
+
+def _raise(exc: Exception) -> None:
+    raise exc
