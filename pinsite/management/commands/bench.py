@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
@@ -47,6 +48,16 @@ class Command(SubcommandCommand):
         smart.add_argument("--samples", type=int, default=300, help="timed calls per figure")
         smart.add_argument("--reads", type=int, default=20_000,
                            help="home-feed reads of the availability run (three phases)")
+        site = self.add_subparser(subparsers, parent, "site",
+                                  "the whole site over HTTP under a mix of clients, beside the "
+                                  "same requests in process", json_output=True)
+        site.add_argument("--clients", type=int, default=16, help="concurrent clients")
+        site.add_argument("--seconds", type=float, default=20.0, help="length of the load")
+        site.add_argument("--samples", type=int, default=200,
+                          help="requests of each kind timed one at a time")
+        site.add_argument("--workers", type=int, default=(os.cpu_count() or 1) + 1,
+                          help="web worker processes of the bench's site")
+        site.add_argument("--threads", type=int, default=4, help="threads per web worker")
         feed.add_argument("--rounds", type=int, default=3,
                           help="fanouts (each followed by a raw put) whose medians are quoted")
 
@@ -97,6 +108,23 @@ class Command(SubcommandCommand):
                 raise CommandError(f"{name} must be at least 1")
         figures = bench.run_bench(inserts=inserts, samples=samples, reads=reads,
                                   progress=(lambda _: None) if json else self.stderr.write)
+        self.report(figures, json)
+
+    def handle_site(self, clients: int, seconds: float, samples: int, workers: int,
+                    threads: int, json: bool = False, **_: Any) -> None:
+        from pinsite.serving import bench
+
+        for name, value in (("--clients", clients), ("--samples", samples),
+                            ("--workers", workers), ("--threads", threads)):
+            if value < 1:
+                raise CommandError(f"{name} must be at least 1")
+        if not 1 <= seconds <= 600:
+            raise CommandError("--seconds must be between 1 and 600")
+        if clients > 256:
+            raise CommandError("--clients must be at most 256")
+        figures = bench.run(clients=clients, seconds=seconds, samples=samples, workers=workers,
+                            threads=threads,
+                            progress=(lambda _: None) if json else self.stderr.write)
         self.report(figures, json)
 
     def report(self, figures: dict[str, Any], json: bool) -> None:

@@ -1,0 +1,324 @@
+"""``manage.py bench site``: the whole site under load over HTTP, beside the same requests
+called in process.
+
+1. **Set-up.** Bench pinners (a board and pins each, following each other), each with an API
+   token. A site of its own is started with ``manage.py runsite`` on a free loopback port
+   (gunicorn, the queue workers; API write throttling lifted for the run, so every write is
+   measured rather than refused).
+2. **In process.** After a warm-up, each kind of request is made through Django's test client
+   in this process: routing, middleware and the view, no HTTP. That is the cost the server
+   cannot go below.
+3. **One client, keep-alive.** Right after, the same kind of request, one at a time over
+   kept-alive connections: the difference to (2) is the HTTP server's own cost per request.
+   Before each phase the queues are drained and the machine left to go quiet.
+4. **Load.** ``clients`` threads, each a pinner with its own keep-alive session, make the mix
+   below for ``seconds`` seconds: requests/s, p50/p99 per kind, 5xx and other failures.
+
+The mix: feed 30%, home 15%, profile 15%, board 10%, pin page (HTML) 10%, follow/unfollow 10%,
+batch check 5%, pin creation 5%. Loopback only; every figure comes from the same run.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import requests
+from django.conf import settings
+from django.test import Client
+from PIL import Image
+from rest_framework.authtoken.models import Token
+
+from graph import actions as graph
+from pins.actions import create_board, create_pin, create_pinner
+from pinsite.admin.queues import queue_depths
+from toolkit.bench import Latency, wait_until_quiet
+
+MIX: dict[str, float] = {"feed": .30, "home": .15, "profile": .15, "board": .10, "pin_page": .10,
+                         "follow": .10, "batch_check": .05, "create_pin": .05}
+PINS_PER_PINNER = 3
+FOLLOWS_PER_PINNER = 5
+WARM_UP = 48  # untimed requests of each kind first: every session connected, every cache warm
+
+
+@dataclass
+class BenchPinner:
+    user_id: int
+    username: str
+    token: str
+    board_id: int
+    pin_ids: list[int]
+    following: set[int] = field(default_factory=set)
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    data: dict[str, Any] | None = None
+    files: dict[str, Any] | None = None
+    auth: bool = True
+
+
+def run(clients: int, seconds: float, samples: int, workers: int, threads: int,
+        progress: Callable[[str], None]) -> dict[str, Any]:
+    pinners = _population(max(clients, 8) * 2, progress)
+    image = _png()
+    in_process: dict[str, Latency] = {}
+    one_client: dict[str, Latency] = {}
+    with _site(workers, threads, progress) as url:
+        for kind in MIX:
+            progress(f"{kind}: in process, then over one kept-alive connection")
+            _settle()
+            in_process[kind] = _in_process(kind, pinners, image, samples)
+            _settle()
+            one_client[kind] = _one_client(url, kind, pinners, image, samples)
+        progress(f"{clients} clients for {seconds:g} s")
+        _settle()
+        load = _load(url, pinners[:clients], image, seconds)
+    return {
+        "clients": clients, "seconds": seconds, "web_workers": workers, "web_threads": threads,
+        "cores": os.cpu_count(),
+        "per_kind": {kind: {
+            "in_process": in_process[kind].to_json(),
+            "keep_alive_one_client": one_client[kind].to_json(),
+            "http_overhead_p50_ms": round((one_client[kind].p50_us
+                                           - in_process[kind].p50_us) / 1000, 2),
+            "under_load": load["kinds"].get(kind)} for kind in MIX},
+        "requests_per_second": load["requests_per_second"],
+        "requests": load["requests"], "server_errors_5xx": load["server_errors"],
+        "other_failures": load["failures"],
+    }
+
+
+# --- Requests --------------------------------------------------------------------------------
+
+def _request(kind: str, me: BenchPinner, pinners: list[BenchPinner], image: bytes,
+             rng: random.Random) -> Request:
+    other = rng.choice([p for p in pinners if p.user_id != me.user_id])
+    if kind == "feed":
+        return Request("GET", "/api/v1/me/feed/?limit=25")
+    if kind == "home":
+        return Request("GET", "/api/v1/me/home/?limit=25")
+    if kind == "profile":
+        return Request("GET", f"/api/v1/users/{other.user_id}/")
+    if kind == "board":
+        return Request("GET", f"/api/v1/boards/{other.board_id}/pins/?limit=25")
+    if kind == "pin_page":
+        return Request("GET", f"/pin/{rng.choice(other.pin_ids)}/", auth=False)
+    if kind == "follow":
+        path = f"/api/v1/users/{other.user_id}/follow/"
+        if other.user_id in me.following:
+            me.following.discard(other.user_id)
+            return Request("DELETE", path)
+        me.following.add(other.user_id)
+        return Request("PUT", path)
+    if kind == "batch_check":
+        ids = ",".join(str(p.user_id) for p in rng.sample(pinners, min(20, len(pinners))))
+        return Request("GET", f"/api/v1/me/follows/?users={ids}")
+    if kind == "create_pin":
+        return Request("POST", "/api/v1/pins/", data={"board_id": str(me.board_id),
+                                                      "title": "Bench pin"},
+                       files={"image": ("bench.png", image, "image/png")})
+    raise ValueError(kind)
+
+
+def _in_process(kind: str, pinners: list[BenchPinner], image: bytes, samples: int) -> Latency:
+    rng = random.Random(kind)
+    client = Client()
+    timings = []
+    for index in range(-WARM_UP, samples):
+        me = pinners[index % len(pinners)]
+        request = _request(kind, me, pinners, image, rng)
+        headers = {"Authorization": f"Token {me.token}"} if request.auth else {}
+        data: Any = request.data
+        if request.files:
+            name, content, _ = request.files["image"]
+            upload = io.BytesIO(content)
+            upload.name = name
+            data = {**(request.data or {}), "image": upload}
+        started = time.perf_counter_ns()
+        if request.method == "POST":
+            response = client.post(request.path, data, headers=headers)
+        else:
+            response = client.generic(request.method, request.path, headers=headers)
+        if index >= 0:
+            timings.append((time.perf_counter_ns() - started) / 1000)
+        if response.status_code >= 400:
+            raise RuntimeError(f"{kind}: {request.method} {request.path} answered "
+                               f"{response.status_code} in process")
+    return Latency.of(timings)
+
+
+def _one_client(url: str, kind: str, pinners: list[BenchPinner], image: bytes,
+                samples: int) -> Latency:
+    rng = random.Random(kind + "http")
+    sessions = {p.user_id: _session(p) for p in pinners}
+    anonymous = requests.Session()
+    timings = []
+    for index in range(-WARM_UP, samples):
+        me = pinners[index % len(pinners)]
+        request = _request(kind, me, pinners, image, rng)
+        session = sessions[me.user_id] if request.auth else anonymous
+        started = time.perf_counter_ns()
+        response = session.request(request.method, url + request.path, data=request.data,
+                                   files=request.files, timeout=30)
+        if index >= 0:
+            timings.append((time.perf_counter_ns() - started) / 1000)
+        if response.status_code >= 400:
+            raise RuntimeError(f"{kind}: {request.method} {request.path} answered "
+                               f"{response.status_code} over HTTP")
+    return Latency.of(timings)
+
+
+def _load(url: str, clients: list[BenchPinner], image: bytes,
+          seconds: float) -> dict[str, Any]:
+    kinds, weights = list(MIX), list(MIX.values())
+    timings: dict[str, list[float]] = {kind: [] for kind in MIX}
+    counts = {"server_errors": 0, "failures": 0}
+    lock = threading.Lock()
+    start = threading.Barrier(len(clients) + 1)
+    deadline = 0.0
+
+    def client(me: BenchPinner, seed: int) -> None:
+        rng = random.Random(seed)
+        session, anonymous = _session(me), requests.Session()
+        mine: dict[str, list[float]] = {kind: [] for kind in MIX}
+        server_errors = failures = 0
+        start.wait()
+        while time.perf_counter() < deadline:
+            kind = rng.choices(kinds, weights)[0]
+            request = _request(kind, me, clients, image, rng)
+            began = time.perf_counter_ns()
+            try:
+                response = (session if request.auth else anonymous).request(
+                    request.method, url + request.path, data=request.data,
+                    files=request.files, timeout=30)
+            except requests.RequestException:
+                failures += 1
+                continue
+            mine[kind].append((time.perf_counter_ns() - began) / 1000)
+            if response.status_code >= 500:
+                server_errors += 1
+            elif response.status_code >= 400:
+                failures += 1
+        with lock:
+            for kind, values in mine.items():
+                timings[kind].extend(values)
+            counts["server_errors"] += server_errors
+            counts["failures"] += failures
+
+    threads = [threading.Thread(target=client, args=(me, n), daemon=True)
+               for n, me in enumerate(clients)]
+    for thread in threads:
+        thread.start()
+    deadline = time.perf_counter() + seconds
+    start.wait()
+    began = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - began
+    total = sum(len(values) for values in timings.values())
+    return {"requests": total, "requests_per_second": round(total / elapsed, 1),
+            "kinds": {kind: {**Latency.of(values).to_json(),
+                             "per_second": round(len(values) / elapsed, 1)}
+                      for kind, values in timings.items() if values},
+            **counts}
+
+
+def _settle(longest: float = 120.0) -> None:
+    """Wait until the site's queue workers have nothing ready (the work the last phase's
+    writes caused) and the machine is quiet, so no phase pays for the one before."""
+    deadline = time.monotonic() + longest
+    while time.monotonic() < deadline and any(depth.ready for depth in queue_depths()):
+        time.sleep(0.2)
+    wait_until_quiet()
+
+
+def _session(pinner: BenchPinner) -> requests.Session:
+    session = requests.Session()
+    session.headers["Authorization"] = f"Token {pinner.token}"
+    return session
+
+
+# --- Set-up ----------------------------------------------------------------------------------
+
+def _population(count: int, progress: Callable[[str], None]) -> list[BenchPinner]:
+    """``count`` new pinners with a board, pins and a token; each follows a few others."""
+    progress(f"creating {count} bench pinners with {PINS_PER_PINNER} pins each")
+    image = _png()
+    run_id = uuid.uuid4().hex[:6]
+    pinners = []
+    for n in range(count):
+        pinner = create_pinner(f"bench{run_id}{n}", None, display_name=f"Bench {n}")
+        board = create_board(pinner.user_id, "Bench board")
+        pins = [create_pin(pinner.user_id, board.id, f"Bench pin {k}", "", "", image).id
+                for k in range(PINS_PER_PINNER)]
+        token, _ = Token.objects.get_or_create(user=pinner.account)
+        pinners.append(BenchPinner(pinner.user_id, pinner.username, token.key, board.id, pins))
+    rng = random.Random(run_id)
+    for me in pinners:
+        for other in rng.sample([p for p in pinners if p is not me], FOLLOWS_PER_PINNER):
+            graph.follow_user(me.user_id, other.user_id)
+            me.following.add(other.user_id)
+    return pinners
+
+
+def _png() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (64, 48), (200, 120, 40)).save(out, "PNG")
+    return out.getvalue()
+
+
+class _site:
+    """``manage.py runsite`` on a free loopback port, for the bench only."""
+
+    def __init__(self, workers: int, threads: int, progress: Callable[[str], None]) -> None:
+        self.workers, self.threads, self.progress = workers, threads, progress
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> str:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        url = f"http://127.0.0.1:{port}"
+        var = Path(settings.VAR_DIR) / "bench-site"
+        var.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "PINSITE_VAR": str(var), "PINSITE_MEDIA_ROOT": str(
+            settings.MEDIA_ROOT), "PINSITE_API_WRITE_RATE": "1000000/minute"}
+        self.progress(f"starting the site on {url} ({self.workers} workers x {self.threads} "
+                      "threads)")
+        self.process = subprocess.Popen(
+            [sys.executable, "manage.py", "runsite", f"127.0.0.1:{port}", "--workers",
+             str(self.workers), "--threads", str(self.threads)],
+            cwd=settings.BASE_DIR, env=env, stdout=(var / "runsite.log").open("wb"),
+            stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the bench site exited: see {var / 'runsite.log'}")
+            try:
+                if requests.get(url + "/healthz", timeout=2).status_code == 200:
+                    return url
+            except requests.RequestException:
+                pass
+            time.sleep(0.2)
+        self.__exit__()
+        raise RuntimeError("the bench site did not answer within 60 s")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(timeout=60)
