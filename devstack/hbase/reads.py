@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
-
 from devstack.hbase.columns import selection_for, split_column
 from devstack.hbase.errors import NoSuchColumnFamilyError
 from devstack.hbase.records import LATEST_TIMESTAMP
@@ -54,7 +52,7 @@ def row_or_before(store: Store, name: bytes, key: bytes, family: bytes) -> list[
             raise NoSuchColumnFamilyError(name, family)
         selection = selection_for(name, table.families, [family])
         keys = table.rows.sorted_keys()
-        for index in range(bisect_right(keys, key) - 1, -1, -1):
+        for index in range(keys.bisect_right(key) - 1, -1, -1):
             row = table.rows.get(keys[index])
             found = row.read(selection, None, 1) if row is not None else []
             if found:

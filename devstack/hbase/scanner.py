@@ -11,8 +11,9 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
+
+from sortedcontainers import SortedList
 
 from devstack.hbase.columns import Selection, selection_for
 from devstack.hbase.errors import ScannerNotFoundError
@@ -77,13 +78,14 @@ class Scanner:
                 self.done = self._page_full()
         return results
 
-    def _first_index(self, keys: list[bytes]) -> int:
+    def _first_index(self, keys: SortedList) -> int:
         start, position = self.spec.start, self.position
         if not self.spec.reverse:
-            return bisect_left(keys, start) if position is None else bisect_right(keys, position)
+            return (keys.bisect_left(start) if position is None
+                    else keys.bisect_right(position))
         if position is not None:
-            return bisect_left(keys, position) - 1
-        return (bisect_right(keys, start) if start else len(keys)) - 1
+            return int(keys.bisect_left(position)) - 1
+        return (keys.bisect_right(start) if start else len(keys)) - 1
 
     def _past_stop(self, key: bytes) -> bool:
         stop = self.spec.stop

@@ -1,14 +1,17 @@
-"""A dict whose keys can also be listed in byte order, sorted lazily.
+"""A dict whose keys are also kept in byte order.
 
-Writes stay O(1): new keys wait in a pending list and are merged into the sorted list on the
-next ordered read (timsort merges a sorted run and a short tail in linear time). Removals only
-mark the sorted list stale; the next ordered read rebuilds it.
+The ordered keys live in a ``sortedcontainers.SortedList`` (a list of sorted sublists): an
+insert or a removal costs O(log n), so a table of a million rows that takes writes between
+scans never re-sorts (re-sorting the whole key list after each write made every scan of a
+busy table O(n)). Readers get the live sorted view; they index it and bisect it under the
+store's lock.
 
 Usage::
 
     rows: SortedMap[Row] = SortedMap()
     rows.set(b"b", row_b); rows.set(b"a", row_a)
-    rows.sorted_keys()          # [b"a", b"b"]
+    list(rows.sorted_keys())    # [b"a", b"b"]
+    rows.sorted_keys().bisect_left(b"b")   # 1
 """
 
 from __future__ import annotations
@@ -16,19 +19,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Generic, TypeVar
 
+from sortedcontainers import SortedList
+
 V = TypeVar("V")
 
 
 class SortedMap(Generic[V]):
     """Mapping of ``bytes`` keys to values with an ordered view of the keys."""
 
-    __slots__ = ("_items", "_pending", "_sorted", "_stale")
+    __slots__ = ("_items", "_sorted")
 
     def __init__(self) -> None:
         self._items: dict[bytes, V] = {}
-        self._sorted: list[bytes] = []
-        self._pending: list[bytes] = []
-        self._stale = False
+        self._sorted: SortedList = SortedList()
 
     def __len__(self) -> int:
         return len(self._items)
@@ -44,25 +47,19 @@ class SortedMap(Generic[V]):
 
     def set(self, key: bytes, value: V) -> None:
         if key not in self._items:
-            self._pending.append(key)
+            self._sorted.add(key)
         self._items[key] = value
 
     def pop(self, key: bytes) -> V | None:
         value = self._items.pop(key, None)
         if value is not None:
-            self._stale = True
+            self._sorted.remove(key)
         return value
 
     def items(self) -> Iterator[tuple[bytes, V]]:
         return iter(self._items.items())
 
-    def sorted_keys(self) -> list[bytes]:
-        """Every key in byte order (the returned list must not be modified)."""
-        if self._stale:
-            self._sorted = sorted(self._items)
-            self._pending.clear()
-            self._stale = False
-        elif self._pending:
-            self._sorted = sorted(self._sorted + self._pending)
-            self._pending.clear()
+    def sorted_keys(self) -> SortedList:
+        """Every key in byte order: a live view (index it, bisect it with its
+        ``bisect_left``/``bisect_right``, never modify it)."""
         return self._sorted
