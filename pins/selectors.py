@@ -62,7 +62,10 @@ def pinner_of_account(account: AbstractBaseUser | AnonymousUser) -> Pinner | Non
     visitors and accounts without one (e.g. an operator's)."""
     if not account.is_authenticated:
         return None
-    return Pinner.objects.filter(account_id=account.pk).first()
+    try:
+        return account.pinner  # type: ignore[union-attr,attr-defined]  # cached with the account
+    except Pinner.DoesNotExist:
+        return None
 
 
 def user_object(user_id: int | str) -> JSONObject:

@@ -230,7 +230,7 @@ PINSITE_CONTENT = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "pinsite.api.authentication.PinnerTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["pinsite.api.permissions.ReadOnlyOrPinner"],

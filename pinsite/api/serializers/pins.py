@@ -43,8 +43,15 @@ class PinSerializer(serializers.Serializer[Any]):
         return self._absolute(pin.thumbnail_url)
 
     def _absolute(self, url: str) -> str:
+        """``url`` made absolute against the request's origin (worked out once per response,
+        shared by every pin of a page through the serializers' common context)."""
         request = self.context.get("request")
-        return request.build_absolute_uri(url) if request is not None else url
+        if request is None or not url.startswith("/") or url.startswith("//"):
+            return url
+        origin = self.context.get("_origin")
+        if origin is None:
+            origin = self.context["_origin"] = request.build_absolute_uri("/")[:-1]
+        return origin + url
 
 
 class PinDetailSerializer(PinSerializer):
