@@ -10,7 +10,8 @@ class InvalidFeedInput(FeedError, ValueError):
 
 
 class FeedUnavailable(FeedError):
-    """An HBase cluster cannot be reached, timed out, or failed the call."""
+    """An HBase cluster (or the cache holding the smart feed's health figures) cannot be
+    reached, timed out, or failed the call."""
 
 
 class FeedSchemaError(FeedError):

@@ -19,7 +19,7 @@ from feed.speculative import speculative
 from feed.storage import FeedRow, read_feed, read_window
 from feed.store.pools import Cluster
 from pins.domain import Page, Pin
-from pins.selectors import pinner_by_username
+from pins.selectors import get_user, pinner_by_username
 from pins.types import USER
 from sharding import ids, objects
 from sharding.exceptions import InvalidObjectId
@@ -62,9 +62,11 @@ def hydrate_ids(pin_ids: list[int]) -> list[Pin]:
 
 def resolve_user(user: str) -> int:
     """A user ID as given, or the ID of the pinner called ``user`` (``feed show demo``);
-    :class:`~pins.exceptions.NotFound` for an unknown username."""
+    :class:`~pins.exceptions.NotFound` for an unknown username or user ID."""
     if user.strip().isdigit():
-        return checked_user(user)
+        user_id = checked_user(user)
+        get_user(user_id)
+        return user_id
     return pinner_by_username(user).user_id
 
 

@@ -10,7 +10,7 @@ next visit's chunk is at least as large: it counts the hours since the last *del
 and never falls below that chunk's size after a missed visit.
 
 Chunk size: ``CHUNK_MIN + CHUNK_PER_HOUR * hours since the last delivered chunk``, at most
-``CHUNK_MAX``; a first visit gets ``CHUNK_MAX``.
+``CHUNK_MAX``; a first visit gets ``CHUNK_MAX``; never more than the page shows.
 
 >>> chunk = generate(alice)
 >>> [pick.pin_id for pick in chunk.picks]
@@ -72,12 +72,16 @@ def chunk_size(state: dict[str, Any], now_us: int) -> int:
     return max(low, min(high, size))
 
 
-def generate(user_id: int, now_us: int | None = None) -> Chunk:
-    """The chunk of this visit: the user's state, then one best-first scan per source."""
+def generate(user_id: int, now_us: int | None = None, limit: int | None = None) -> Chunk:
+    """The chunk of this visit: the user's state, then one best-first scan per source. At
+    most ``limit`` pins (the page's size): a chunk never spills past the page it is shown on,
+    so what it takes from the pools is all on that page."""
     started = time.perf_counter()
     now = now_us if now_us is not None else now_sequence()
     state = pools.read_state(user_id)
     size = chunk_size(state, now)
+    if limit is not None:
+        size = min(size, limit)
     window = 2 * size + 10
     scanned = {source: pools.best(user_id, source, window) for source in SOURCES}
     alive = objects.get_many({c.pin_id for found in scanned.values() for c in found})

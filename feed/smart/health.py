@@ -19,6 +19,8 @@ from typing import Any
 from django_redis import get_redis_connection
 from redis.exceptions import RedisError
 
+from feed.exceptions import FeedUnavailable
+
 log = logging.getLogger("pinsite.smartfeed")
 OUTCOMES = ("chunk", "failed", "timeout", "unavailable")
 KEEP_SECONDS = 2 * 3600
@@ -43,14 +45,19 @@ def record(outcome: str, generator_ms: float | None) -> None:
 
 
 def summary(minutes: int = WINDOW_MINUTES) -> dict[str, Any]:
-    """Outcomes and generator latency percentiles (ms) over the last ``minutes``."""
+    """Outcomes and generator latency percentiles (ms) over the last ``minutes``;
+    :class:`~feed.exceptions.FeedUnavailable` when the cache cannot answer."""
     now = int(time.time() // 60)
     window = range(now - minutes + 1, now + 1)
-    pipe = get_redis_connection("default").pipeline(transaction=False)
-    for minute in window:
-        pipe.hgetall(_outcomes_key(minute))
-        pipe.lrange(_latency_key(minute), 0, -1)
-    replies = pipe.execute()
+    try:
+        pipe = get_redis_connection("default").pipeline(transaction=False)
+        for minute in window:
+            pipe.hgetall(_outcomes_key(minute))
+            pipe.lrange(_latency_key(minute), 0, -1)
+        replies = pipe.execute()
+    except (RedisError, OSError) as exc:
+        raise FeedUnavailable(f"the health figures cannot be read from the cache (Redis): "
+                              f"{type(exc).__name__}: {exc}") from exc
     outcomes = {outcome: 0 for outcome in OUTCOMES}
     latencies: list[float] = []
     for counts, times in zip(replies[::2], replies[1::2], strict=True):

@@ -5,11 +5,12 @@
   users per message. Each chunk costs one read of the users' affinities and one batch put.
 - A repin raises the repinner's affinity to the source's pinner, board and interest, and puts
   the source's most related pins into the repinner's ``related`` pool.
-- A follow of a user, a board or an interest raises the affinity and puts the target's newest
-  pins into the follower's pool (``BACKFILL_PINS`` per board or interest). An unfollow takes
-  the affinity back and purges the pools it fed: the board's pins, the pinner's pins on boards
-  no longer followed, or the interest's pins (a pin that also came through another source
-  stays in that source's pool).
+- A follow of a user, a board or an interest puts the target's newest pins into the
+  follower's pool (``BACKFILL_PINS`` per board or interest), then raises the affinity. An
+  unfollow purges the pools it fed (the board's pins, the pinner's pins on boards no longer
+  followed, or the interest's pins; a pin that also came through another source stays in that
+  source's pool), then takes the affinity back. Affinity points come last, so a message
+  retried because its pool work failed does not count them twice.
 
 >>> insert_pin(pin_id, "following", [alice, bob])
 []
@@ -72,8 +73,9 @@ def insert_pin(pin_id: int, source: Source, user_ids: Sequence[int]) -> list[tup
 
 
 def insert_for_user(user_id: int, source: Source, pin_ids: Iterable[int],
-                    ) -> list[tuple[int, Source]]:
-    """Score several pins for one user and put them into one pool (backfills, rebuilds)."""
+                    pending: Points | None = None) -> list[tuple[int, Source]]:
+    """Score several pins for one user and put them into one pool (backfills, rebuilds);
+    ``pending`` are affinity points not stored yet that the scores count already."""
     found = objects.get_many(pin_ids)
     pins = [Pin.from_json(pin_id, data) for pin_id, data in found.items()]
     pins = [pin for pin in pins if pin.pinner_id != user_id]
@@ -81,6 +83,9 @@ def insert_for_user(user_id: int, source: Source, pin_ids: Iterable[int],
         return []
     columns = sorted({column for pin in pins for column in affinity_columns(pin)})
     have = pools.affinity_points(user_id, columns)
+    for (kind, object_id), amount in (pending or {}).items():
+        column = affinity_column(kind, object_id)
+        have[column] = have.get(column, 0) + amount
     weights = smart_settings.SOURCE_WEIGHTS
     entries = []
     for pin in pins:
@@ -96,10 +101,11 @@ def record_repin(pin_id: int) -> list[tuple[int, Source]]:
     repin = load_pin(pin_id)
     if repin is None or repin.source_pin_id is None:
         return []
+    due = _pool_related(repin)
     source = load_pin(repin.source_pin_id)
     if source is not None:
         pools.add_affinity(repin.pinner_id, _targets(source, POINTS["repin"]))
-    return _pool_related(repin)
+    return due
 
 
 def _pool_related(repin: Pin) -> list[tuple[int, Source]]:
@@ -114,28 +120,38 @@ def _pool_related(repin: Pin) -> list[tuple[int, Source]]:
 def follow(follower_id: int, target_kind: str, target_id: int, action: str,
            ) -> list[tuple[int, Source]]:
     """A follow or unfollow of a user or board: affinity; a follow's backfill."""
-    sign = 1 if action == "follow" else -1
     kind: Affinity = "p" if target_kind == "user" else "b"
-    pools.add_affinity(follower_id, {(kind, target_id): sign * POINTS["follow"]})
     if action != "follow":
         _purge_unfollowed(follower_id, kind, target_id)
-        return []
-    if kind == "b":
-        return _backfill_following(follower_id, [target_id], [])
-    return _backfill_following(follower_id, [], [target_id])
+        due: list[tuple[int, Source]] = []
+    else:
+        points: Points = {(kind, target_id): POINTS["follow"]}
+        boards, users = ([target_id], []) if kind == "b" else ([], [target_id])
+        due = _backfill_following(follower_id, boards, users, points)
+    return _settle(follower_id, (kind, target_id), action, due)
 
 
 def interest_follow(follower_id: int, interest_id: int, action: str,
                     ) -> list[tuple[int, Source]]:
     """A follow or unfollow of an interest: affinity; a follow's backfill."""
-    sign = 1 if action == "follow" else -1
-    pools.add_affinity(follower_id, {("i", interest_id): sign * POINTS["follow"]})
+    due: list[tuple[int, Source]] = []
     if action != "follow":
         with suppress(LookupError):
             slug = interest_by_id(interest_id).slug
             purge(follower_id, ("interests",), lambda pin: pin.interest == slug)
-        return []
-    return insert_for_user(follower_id, "interests", _interest_pins(interest_id))
+    else:
+        due = insert_for_user(follower_id, "interests", _interest_pins(interest_id),
+                              {("i", interest_id): POINTS["follow"]})
+    return _settle(follower_id, ("i", interest_id), action, due)
+
+
+def _settle(follower_id: int, target: tuple[Affinity, int], action: str,
+            due: list[tuple[int, Source]]) -> list[tuple[int, Source]]:
+    """A follow's affinity points, added (or taken back) after the pools' work: a message
+    retried because that work failed does not count them twice."""
+    sign = 1 if action == "follow" else -1
+    pools.add_affinity(follower_id, {target: sign * POINTS["follow"]})
+    return due
 
 
 def rebuild(user_id: int) -> dict[str, int]:
@@ -193,7 +209,7 @@ def _targets(pin: Pin, points: int) -> Points:
 
 
 def _backfill_following(user_id: int, boards: Sequence[int], users: Sequence[int],
-                        ) -> list[tuple[int, Source]]:
+                        pending: Points | None = None) -> list[tuple[int, Source]]:
     """Put the newest pins of ``boards`` and of ``users`` into the user's pools, each through
     its source (``following``, or ``repins`` for repins)."""
     limit = int(smart_settings.BACKFILL_PINS)
@@ -209,7 +225,7 @@ def _backfill_following(user_id: int, boards: Sequence[int], users: Sequence[int
         by_source[source_of(Pin.from_json(pin_id, data))].append(pin_id)
     due: list[tuple[int, Source]] = []
     for source, ids in by_source.items():
-        due += insert_for_user(user_id, source, ids)
+        due += insert_for_user(user_id, source, ids, pending)
     return due
 
 

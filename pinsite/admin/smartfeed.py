@@ -15,8 +15,8 @@ from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
-from redis.exceptions import RedisError
 
+from feed.exceptions import FeedUnavailable
 from feed.smart import health, tasks
 from feed.smart.schema import SOURCES
 from feed.smart.state import state_of
@@ -142,5 +142,5 @@ def read_summary() -> tuple[dict[str, Any] | None, str | None]:
     """:func:`feed.smart.health.summary`, or ``(None, message)`` when Redis cannot answer."""
     try:
         return health.summary(), None
-    except (RedisError, OSError) as exc:
-        return None, f"{type(exc).__name__}: {exc}"
+    except FeedUnavailable as exc:
+        return None, str(exc)

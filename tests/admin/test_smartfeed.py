@@ -39,7 +39,8 @@ def pinner_with_smart_feed() -> tuple[int, int, int]:
     pooled, shown = new_pin(owner, board, "Pooled quiche"), new_pin(owner, board, "Shown tart")
     now = now_sequence()
     pools.insert([Insert(reader, "following", pooled, 1.25, now)])
-    materialized.write("primary", reader, [Shown(now, 0, shown, "interests")])
+    for cluster in ("primary", "standby"):  # a slow primary read falls over to the standby
+        materialized.write(cluster, reader, [Shown(now, 0, shown, "interests")])
     pools.write_state(reader, generator.delivered({}, now, 12, {"following": 7, "related": 5}))
     pools.add_affinity(reader, {("b", board): 5})
     return reader, pooled, shown

@@ -59,7 +59,11 @@ def test_every_endpoint_is_documented(schema: dict[str, Any]) -> None:
             ("POST", "/api/v1/pins/{pin_id}/repin/"), ("POST", "/api/v1/pins/"),
             ("PATCH", "/api/v1/boards/{board_id}/"), ("DELETE", "/api/v1/pins/{pin_id}/"),
             ("GET", "/api/v1/users/{user_id}/followers/"),
-            ("GET", "/api/v1/interests/{slug}/pins/"),
+            ("GET", "/api/v1/interests/"), ("GET", "/api/v1/interests/{slug}/pins/"),
+            ("GET", "/api/v1/interests/{slug}/follow/"),
+            ("PUT", "/api/v1/interests/{slug}/follow/"),
+            ("DELETE", "/api/v1/interests/{slug}/follow/"),
+            ("GET", "/api/v1/pins/{pin_id}/related/"),
             ("GET", "/api/v1/boards/{board_id}/followers/")} <= operations
 
 

@@ -28,6 +28,12 @@ def test_events_counts_below_one_are_a_command_error(option: str) -> None:
         call_command("bench", "events", option, "0")
 
 
+@pytest.mark.parametrize("option", ["--inserts", "--samples", "--reads"])
+def test_smartfeed_counts_below_one_are_a_command_error(option: str) -> None:
+    with pytest.raises(CommandError, match=f"{option} must be at least 1"):
+        call_command("bench", "smartfeed", option, "0")
+
+
 def test_the_events_bench_reports_both_modes_and_leaves_no_bench_rows() -> None:
     out = io.StringIO()
     call_command("bench", "events", "--json", "--samples", "10", "--events", "300", stdout=out)

@@ -6,12 +6,15 @@ import io
 import json
 
 import pytest
+import redis
 from django.core.management import CommandError, call_command
 
 from feed.smart import health, pools
 from feed.smart.pools import Insert
 from graph.actions import follow_board
 from pins.selectors import get_user
+from pins.types import USER
+from sharding.ids import compose
 from sharding.mappings import now_sequence
 from tests.feed.helpers import new_board, new_pin, new_user
 
@@ -61,6 +64,8 @@ def test_health_reports_the_last_hour() -> None:
 @pytest.mark.parametrize("args, message", [
     (("show", "nobody-by-this-name"), "No pinner is called"),
     (("show", "12"), "not a user ID"),
+    (("show", str(compose(1, USER.type_id, 987654321))), "No user"),
+    (("rebuild", str(compose(1, USER.type_id, 987654321))), "No user"),
     (("show", "demo-x", "--top", "0"), "--top must be at least 1"),
     (("rebuild",), "name one USER or give --all"),
     (("rebuild", "someone", "--all"), "name one USER or give --all"),
@@ -68,3 +73,10 @@ def test_health_reports_the_last_hour() -> None:
 def test_bad_input_is_a_command_error(args: tuple[str, ...], message: str) -> None:
     with pytest.raises(CommandError, match=message):
         run(*args)
+
+
+def test_health_with_the_cache_down_is_a_command_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(health, "get_redis_connection", lambda alias: redis.Redis(
+        host="127.0.0.1", port=1, socket_connect_timeout=1))
+    with pytest.raises(CommandError, match="cannot be read from the cache"):
+        run("health")

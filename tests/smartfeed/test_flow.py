@@ -48,13 +48,19 @@ def test_a_visit_shows_a_chunk_then_pages_into_the_materialized_feed(
     first = home_page(reader, limit=4)
     assert first.outcome == "chunk" and first.new == 4
     assert {pin.id for pin in first.items} <= set(pins)
-    assert first.next_cursor is not None
+    # a chunk is no larger than its page: the two pins it did not show stay in the pool
+    assert wait_until(lambda: len(materialized.read("primary", reader)) == 4)
+    assert wait_until(lambda: len(pooled(reader, "following")) == 2)
+    second = home_page(reader, limit=4)
+    assert second.outcome == "chunk" and second.new == 2
+    assert second.next_cursor is not None
     assert wait_until(lambda: len(materialized.read("primary", reader)) == 6)
     assert wait_until(lambda: pooled(reader, "following") == [])
-    second = home_page(reader, limit=4, after=first.next_cursor)
-    assert second.outcome == "page"
-    assert [p.id for p in first.items] + [p.id for p in second.items] == [
+    third = home_page(reader, limit=4, after=second.next_cursor)
+    assert third.outcome == "page"
+    assert [p.id for p in second.items] + [p.id for p in third.items] == [
         entry.pin_id for entry in materialized.read("primary", reader)]
+    assert {p.id for p in second.items} | {p.id for p in third.items} == set(pins)
     again = home_page(reader, limit=10)
     assert again.new == 0 and len(again.items) == 6
 
