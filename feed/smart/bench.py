@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -178,20 +179,25 @@ def _pages(readers: list[int], samples: int) -> dict[str, Any]:
         row = user_row(readers[n % len(readers)])
         run("primary", lambda hbase: hbase.row(row), table=materialized.home_table())
 
+    outcomes: Counter[str] = Counter()
+
     def page(n: int) -> None:
-        service.home_page(readers[n % len(readers)], limit=50)
+        outcomes[service.home_page(readers[n % len(readers)], limit=50).outcome] += 1
 
     wait_until_quiet()
     raw = _latency(raw_row, samples)
     healthy = _latency(page, samples)
+    healthy_outcomes, outcomes = dict(outcomes), Counter()
     with _generator_replaced(_stalled):
         stalled = _latency(page, samples)
     budget_ms = budget_seconds() * 1000
-    return {"healthy": healthy.to_json(), "stalled": stalled.to_json(),
+    return {"healthy": healthy.to_json(), "healthy_outcomes": healthy_outcomes,
+            "stalled": stalled.to_json(), "stalled_outcomes": dict(outcomes),
             "raw_row_read": raw.to_json(),
             "stalled_p99_ms": round(stalled.p99_us / 1000, 1),
             "stalled_goal_ms": round(budget_ms + 20, 1),
-            "stalled_goal_met": stalled.p99_us / 1000 <= budget_ms + 20}
+            "stalled_goal_met": (stalled.p99_us / 1000 <= budget_ms + 20
+                                 and outcomes["timeout"] == sum(outcomes.values()))}
 
 
 def _availability(readers: list[int], pins: list[int], reads: int,
@@ -252,12 +258,14 @@ def _generator_replaced(stand_in: Callable[..., generator.Chunk]) -> Iterator[No
         generator.generate = original  # type: ignore[assignment]
 
 
-def _stalled(user_id: int, now_us: int | None = None) -> generator.Chunk:
+def _stalled(user_id: int, now_us: int | None = None, limit: int | None = None,
+             ) -> generator.Chunk:
     time.sleep(STALL_SECONDS)
     raise TimeoutError("stalled generator")
 
 
-def _failing(user_id: int, now_us: int | None = None) -> generator.Chunk:
+def _failing(user_id: int, now_us: int | None = None, limit: int | None = None,
+             ) -> generator.Chunk:
     raise RuntimeError("generator failed")
 
 

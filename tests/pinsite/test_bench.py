@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import io
 import json
 
@@ -32,6 +33,14 @@ def test_events_counts_below_one_are_a_command_error(option: str) -> None:
 def test_smartfeed_counts_below_one_are_a_command_error(option: str) -> None:
     with pytest.raises(CommandError, match=f"{option} must be at least 1"):
         call_command("bench", "smartfeed", option, "0")
+
+
+def test_the_smartfeed_benchs_stand_ins_take_the_generators_arguments() -> None:
+    from feed.smart import bench, generator
+
+    wanted = list(inspect.signature(generator.generate).parameters)
+    for stand_in in (bench._stalled, bench._failing):
+        assert list(inspect.signature(stand_in).parameters) == wanted
 
 
 def test_the_events_bench_reports_both_modes_and_leaves_no_bench_rows() -> None:
