@@ -38,10 +38,20 @@ def _receive(conn: socket.socket, want: int) -> bytes:
     return data
 
 
+HOST_NOT_ALLOWED = 1130
+
+
 def mysql_greeting(host: str, port: int) -> bool:
-    """True if a MySQL/MariaDB server sends its protocol-10 handshake (it is ready)."""
-    packet = exchange(host, port, b"", want=5)
-    return len(packet) == 5 and packet[4] == 10
+    """True if a MySQL/MariaDB server sends its protocol-10 handshake (it is ready).
+
+    A server that refuses the probe's address (error 1130: no account matches it yet, as
+    before bootstrap on a network address) has answered too, so it is ready as well.
+    """
+    packet = exchange(host, port, b"", want=7)
+    if len(packet) >= 5 and packet[4] == 10:
+        return True
+    return (len(packet) == 7 and packet[4] == 0xFF
+            and int.from_bytes(packet[5:7], "little") == HOST_NOT_ALLOWED)
 
 
 def redis_pong(host: str, port: int) -> bool:

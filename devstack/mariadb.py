@@ -29,6 +29,7 @@ from devstack.mysql_client import (
     run_sql,
 )
 from devstack.process import find_program
+from devstack.profile import is_loopback
 from devstack.service import MASTER, REPLICA, SINGLE, Service, write_if_changed
 
 APP_PRIVILEGES = ("SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, INDEX, ALTER, REFERENCES, "
@@ -185,17 +186,31 @@ class MariaDB(Service):
             settings.update(rpl_semi_sync_slave_enabled="ON", read_only="ON")
         return settings
 
+    @property
+    def client_host(self) -> str:
+        """The host part of the users' accounts: 127.0.0.1 on loopback; any address ('%')
+        when the server binds a network address, so that other hosts (the application,
+        replicas) can log in."""
+        return "127.0.0.1" if is_loopback(self.host) else "%"
+
+    @property
+    def bootstrap_version(self) -> str:
+        """What ``bootstrap.done`` holds once the users of ``client_host`` exist."""
+        if self.client_host == "127.0.0.1":
+            return BOOTSTRAP_VERSION
+        return f"{BOOTSTRAP_VERSION} {self.client_host}"
+
     def bootstrap(self) -> None:
         """Create users (and the database) once; point a replica at its master if needed."""
         if not self._bootstrapped():
             self.sql(self.users_sql())
-            self.bootstrap_marker.write_text(BOOTSTRAP_VERSION + "\n")
+            self.bootstrap_marker.write_text(self.bootstrap_version + "\n")
         if self.role == REPLICA:
             self.ensure_replicating()
 
     def _bootstrapped(self) -> bool:
         try:
-            return self.bootstrap_marker.read_text().strip() == BOOTSTRAP_VERSION
+            return self.bootstrap_marker.read_text().strip() == self.bootstrap_version
         except OSError:
             return False
 
@@ -206,7 +221,7 @@ class MariaDB(Service):
                  (REPL_USER, REPL_PASSWORD, "REPLICATION SLAVE, SLAVE MONITOR", "")]
         statements = ["SET SESSION sql_log_bin=0"]
         for user, password, privileges, suffix in users:
-            account = f"{quote(user)}@'127.0.0.1'"
+            account = f"{quote(user)}@{quote(self.client_host)}"
             statements += [f"CREATE USER IF NOT EXISTS {account} IDENTIFIED BY {quote(password)}",
                            f"ALTER USER {account} IDENTIFIED BY {quote(password)}",
                            f"GRANT {privileges} ON *.* TO {account}{suffix}"]

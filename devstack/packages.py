@@ -10,9 +10,9 @@ from devstack.errors import DevstackError
 
 PACKAGES = ("mariadb-server", "mariadb-client", "libmariadb-dev", "pkg-config", "redis-server",
             "zookeeper", "libslf4j-java", "liblog4j1.2-java", "rabbitmq-server", "procps",
-            "chromium", "chromium-driver")
-"""The servers of the stack, the headers mysqlclient builds against, and the headless browser
-of the end-to-end tests."""
+            "chromium", "chromium-driver", "iproute2")
+"""The servers of the stack, the headers mysqlclient builds against, the headless browser
+of the end-to-end tests, and ``ip`` for the network namespaces of the many-hosts test."""
 POLICY_RC = Path("/usr/sbin/policy-rc.d")
 POLICY_RC_DENY = "#!/bin/sh\n# written by pinsite devstack: do not start services\nexit 101\n"
 

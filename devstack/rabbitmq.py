@@ -98,6 +98,8 @@ class RabbitMQ(Service):
             "RABBITMQ_ADVANCED_CONFIG_FILE": str(self.home / "advanced.config"),
             "RABBITMQ_ENABLED_PLUGINS_FILE": str(self.home / "enabled_plugins"),
             "RABBITMQ_CONF_ENV_FILE": str(self.home / "rabbitmq-env.conf"),
+            # Erlang distribution serves only rabbitmqctl on this host: it stays on loopback
+            # (as does epmd, which always adds loopback to its addresses) whatever ``host`` is.
             "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS": "-kernel inet_dist_use_interface {127,0,0,1}",
         }
 

@@ -34,16 +34,19 @@ def build_services(profile: Profile) -> dict[str, Service]:
     for domain, pair in enumerate(MYSQL_PAIRS, start=1):
         services += _mysql_pair(profile, pair, domain)
     services.append(Redis(REDIS_CACHE[0], profile.port(REDIS_CACHE[1]),
-                          profile.var_dir / REDIS_CACHE[0]))
+                          profile.var_dir / REDIS_CACHE[0], host=profile.host(REDIS_CACHE[0])))
     for pair in REDIS_PAIRS:
         services += _redis_pair(profile, pair)
     services += [
-        ZooKeeper("zookeeper", profile.port(ZOOKEEPER_OFFSET), profile.var_dir / "zookeeper"),
+        ZooKeeper("zookeeper", profile.port(ZOOKEEPER_OFFSET), profile.var_dir / "zookeeper",
+                  host=profile.host("zookeeper")),
         RabbitMQ("rabbitmq", profile.port(AMQP_OFFSET), profile.var_dir / "rabbitmq",
                  nodename=f"pinsite-{profile.name}@localhost",
-                 dist_port=profile.port(DIST_OFFSET), epmd_port=profile.port(EPMD_OFFSET)),
+                 dist_port=profile.port(DIST_OFFSET), epmd_port=profile.port(EPMD_OFFSET),
+                 host=profile.host("rabbitmq")),
     ]
-    services += [HBaseThrift(name, profile.port(offset), profile.var_dir / name, role=role)
+    services += [HBaseThrift(name, profile.port(offset), profile.var_dir / name, role=role,
+                             host=profile.host(name))
                  for name, offset, role in HBASE_CLUSTERS]
     return {service.name: service for service in services}
 
@@ -51,25 +54,26 @@ def build_services(profile: Profile) -> dict[str, Service]:
 def _mysql_single(profile: Profile) -> MariaDB:
     name, offset = MYSQL_SINGLE
     return MariaDB(name, profile.port(offset), profile.var_dir / name, server_id=offset,
-                   database=DJANGO_DATABASE)
+                   database=DJANGO_DATABASE, host=profile.host(name))
 
 
 def _mysql_pair(profile: Profile, pair: tuple[str, int, str, int], domain: int) -> list[Service]:
     master_name, master_offset, replica_name, replica_offset = pair
     master = MariaDB(master_name, profile.port(master_offset), profile.var_dir / master_name,
-                     role=MASTER, server_id=master_offset, gtid_domain_id=domain)
+                     role=MASTER, server_id=master_offset, gtid_domain_id=domain,
+                     host=profile.host(master_name))
     replica = MariaDB(replica_name, profile.port(replica_offset), profile.var_dir / replica_name,
                       role=REPLICA, master=master, server_id=replica_offset,
-                      gtid_domain_id=domain)
+                      gtid_domain_id=domain, host=profile.host(replica_name))
     return [master, replica]
 
 
 def _redis_pair(profile: Profile, pair: tuple[str, int, str, int]) -> list[Service]:
     master_name, master_offset, replica_name, replica_offset = pair
     master = Redis(master_name, profile.port(master_offset), profile.var_dir / master_name,
-                   role=MASTER, persistent=True)
+                   role=MASTER, persistent=True, host=profile.host(master_name))
     replica = Redis(replica_name, profile.port(replica_offset), profile.var_dir / replica_name,
-                    role=REPLICA, master=master, persistent=True)
+                    role=REPLICA, master=master, persistent=True, host=profile.host(replica_name))
     return [master, replica]
 
 
