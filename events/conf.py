@@ -27,6 +27,9 @@ DEFAULTS: dict[str, Any] = {
     "RETENTION_HOURS": 24,
     "PURGE_INTERVAL_MS": 60_000,
     "PURGE_CHUNK": 5000,
+    # The graph's fast path publishes from a background thread, at most this many events per
+    # AMQP transaction (events.publisher).
+    "PUBLISH_BATCH": 500,
     # The fast path marks its rows sent in batches, this often, in the background.
     "MARK_INTERVAL_MS": 500,
     # An unsent row older than this is a warning in `events show` and the admin.

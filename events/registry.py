@@ -34,6 +34,7 @@ def unsubscribe(event: str, uid: str) -> None:
 
 
 def messages_for(event: str, payload: Payload) -> list[Message[Any]]:
-    """Every subscriber's messages for one event, in subscription order."""
-    return [message for subscriber in _subscribers.get(event, {}).values()
+    """Every subscriber's messages for one event, in subscription order (the subscribers of
+    the moment: the publisher thread may run this while another thread subscribes)."""
+    return [message for subscriber in list(_subscribers.get(event, {}).values())
             for message in subscriber(payload)]

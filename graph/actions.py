@@ -3,11 +3,12 @@ call these.
 
 Each action checks its input, then, under the follower's lock, records the change in the
 edge log with its domain event (one MySQL transaction on the follower's shard) and applies it
-to Redis: the follower's side, then the followee's. The event is published after both, so its
-subscribers (the feed's fanout) see the graph as changed. If Redis stays unreachable through
-the retries, :class:`~graph.exceptions.GraphUnavailable` is raised; the log already holds the
-change and its event (which the outbox relay publishes), and ``graph verify`` / ``graph
-rebuild`` reconcile Redis.
+to Redis: the follower's side, then the followee's. The event is handed to the process's
+publisher thread after both (:mod:`events.publisher`), so its subscribers (the feed's fanout)
+see the graph as changed, and the action does not wait for RabbitMQ. If Redis stays
+unreachable through the retries, :class:`~graph.exceptions.GraphUnavailable` is raised; the
+log already holds the change and its event (which the outbox relay publishes), and ``graph
+verify`` / ``graph rebuild`` reconcile Redis.
 
 >>> follow_user(alice, bob).changed
 True
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from events.record import publish
+from events.publisher import publish_soon
 from graph import edgelog, lookup, selectors, updates
 from graph.edgelog import LogChange
 from graph.events import Action, TargetKind
@@ -128,7 +129,7 @@ def _drop_user_follow(follower: int, target: int) -> int:
 
 def _publish(change: LogChange) -> None:
     if change.event is not None:
-        publish([change.event])
+        publish_soon([change.event])
 
 
 def _users(follower_id: int | str, user_id: int | str, verb: str) -> tuple[int, int]:

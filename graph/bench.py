@@ -12,7 +12,9 @@ them). Measured in one run, store and raw calls interleaved in rounds:
 * a 50-row ``followers_page`` vs one raw ``ZRANGE ... REV LIMIT 0 51``;
 * ``follow_user`` writes per second (edge log + both Redis sides) between real bench pinners,
   beside two raw ``ZADD`` calls per follow;
-* Redis bytes per edge: ``used_memory`` after seeding minus before, over ``edges``.
+* Redis bytes per edge: ``used_memory`` after seeding minus before, over ``edges``;
+* concurrent follows from 4 and 16 clients (:mod:`graph.bench_clients`): follows per second
+  and p50/p99, beside the raw writes a follow is made of from the same clients.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from graph import actions, selectors, topology
+from graph import actions, bench_clients, selectors, topology
 from graph.keys import FOLLOWERS, FOLLOWING, Value, user_key, vshard_of_key, vshard_pattern
 from graph.store import admin
 from graph.vshards import vshard_count
@@ -32,7 +34,7 @@ from pins.actions import create_pinner
 from pins.types import USER
 from sharding.ids import compose
 from sharding.topology import current_map as current_shard_map
-from toolkit.bench import Latency, rate, ratio
+from toolkit.bench import Latency, rate, ratio, wait_until_quiet
 
 FOLLOWS_PER_USER = 20
 POPULAR_USERS = 100
@@ -42,8 +44,11 @@ ROUNDS = 10
 
 
 def run(edges: int = 1_000_000, samples: int = 10_000, writes: int = 500, seed: int = 7,
-        keep: bool = False) -> dict[str, Any]:
+        keep: bool = False, clients: tuple[int, ...] = (4, 16), processes: int = 4,
+        per_client: int = 100) -> dict[str, Any]:
     """Seed, measure and clean up; returns the figures ``--json`` prints."""
+    concurrent = {f"clients_{count}": _concurrent(count, processes, per_client)
+                  for count in clients}
     randomly = random.Random(seed)
     instance, vshards = _bench_home()
     graph = BenchGraph(vshards, edges, randomly)
@@ -62,6 +67,7 @@ def run(edges: int = 1_000_000, samples: int = 10_000, writes: int = 500, seed: 
             "batch_check_25": _batch(graph, raw, samples // 4, randomly),
             "follower_page_50": _page(graph, raw, samples // 10),
             "follow_writes": _writes(raw, writes, randomly, graph),
+            "concurrent_follows": concurrent,
         }
     finally:
         if not keep:
@@ -189,6 +195,24 @@ def _writes(raw: Any, count: int, randomly: random.Random, graph: BenchGraph) ->
     return {"follows": len(pairs), "follow_per_s": round(follows),
             "unfollow_per_s": round(unfollows), "raw_two_zadds_per_s": round(ceiling),
             "ratio": ratio(follows, ceiling)}
+
+
+def _concurrent(clients: int, processes: int, per_client: int) -> dict[str, Any]:
+    """Follows from ``clients`` clients at once (:mod:`graph.bench_clients`), each with its own
+    ring of bench pinners, beside the raw writes from the same clients."""
+    ring = 12  # 12 pinners: 132 distinct follows per client
+    pinners = [[create_pinner(f"bench{uuid.uuid4().hex[:12]}", None).user_id
+                for _ in range(ring)] for _ in range(clients)]
+
+    def pairs_of(client: int) -> list[tuple[int, int]]:
+        own = pinners[client]
+        return [(a, b) for a in own for b in own if a != b]
+
+    wait_until_quiet()
+    try:
+        return bench_clients.measure(clients, min(processes, clients), per_client, pairs_of)
+    finally:
+        bench_clients.drop_ceiling(pinners)
 
 
 def _drop(instance: str, vshards: list[int]) -> None:

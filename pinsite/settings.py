@@ -168,7 +168,8 @@ PINSITE_SMARTFEED = env.numbers("PINSITE_SMARTFEED_", [
 # --- Domain events: the outbox relay (PINSITE_EVENTS_RELAY_BATCH, ...; see events/conf.py) -
 
 PINSITE_EVENTS = env.numbers("PINSITE_EVENTS_", [
-    "RELAY_BATCH", "RELAY_POLL_MS", "RELAY_GRACE_MS", "RETENTION_HOURS", "MARK_INTERVAL_MS",
+    "RELAY_BATCH", "RELAY_POLL_MS", "RELAY_GRACE_MS", "RETENTION_HOURS", "PUBLISH_BATCH",
+    "MARK_INTERVAL_MS",
     "HOLD_BEFORE_PUBLISH_MS", "HOLD_BEFORE_MARK_MS"])
 
 # --- Caches: objects and lists in separate pools (separate connection pools, separate DBs) ---

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from events import publisher
 from events.marker import flush
 from events.record import Event
 from events.registry import Payload, subscribe, unsubscribe
@@ -32,12 +33,15 @@ def recorded(event: str, check: Callable[[Payload], Any] | None = None
     subscribe(event, recorder, uid=uid)
     try:
         yield received
+        publisher.flush()  # what the block handed to the publisher thread is published
     finally:
         unsubscribe(event, uid)
 
 
 def is_sent(event: Event) -> bool:
-    """Whether ``event``'s outbox row is marked sent (after the fast path's marks land)."""
+    """Whether ``event``'s outbox row is marked sent (after the fast path's publishes and
+    marks land)."""
+    publisher.flush()
     flush()
     with cursor(event.alias) as c:
         c.execute(f"SELECT sent_us FROM {outbox.TABLE} WHERE id = %s", [event.id])

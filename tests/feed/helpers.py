@@ -14,6 +14,7 @@ import dramatiq
 from dramatiq import Message
 
 from accounts import tasks as accounts_tasks
+from events import publisher
 from feed import storage, tasks
 from feed.smart import tasks as smart_tasks
 from feed.store.pools import Cluster
@@ -59,19 +60,26 @@ class CapturedQueue:
     """
 
     broker: dramatiq.Broker
-    pending: list[Message[Any]] = field(default_factory=list)
+    sent: list[Message[Any]] = field(default_factory=list)
     batches: list[int] = field(default_factory=list)  # sizes of the batches sent together
     delays: dict[str, int] = field(default_factory=dict)  # message ID: delay asked for (ms)
     ran: int = 0
 
+    @property
+    def pending(self) -> list[Message[Any]]:
+        """What was sent and not run yet, once the graph's publisher thread has published
+        what was handed to it (a follow returns before its event is published)."""
+        publisher.flush()
+        return self.sent
+
     def enqueue(self, message: Message[Any], *, delay: int | None = None) -> Message[Any]:
-        self.pending.append(message)
+        self.sent.append(message)
         if delay is not None:
             self.delays[message.message_id] = delay
         return message
 
     def enqueue_all(self, messages: list[Message[Any]]) -> list[Message[Any]]:
-        self.pending.extend(messages)
+        self.sent.extend(messages)
         self.batches.append(len(messages))
         return messages
 
@@ -81,6 +89,7 @@ class CapturedQueue:
         with mock.patch.object(self.broker, "enqueue", self.enqueue), \
                 mock.patch.object(self.broker, "enqueue_all", self.enqueue_all):
             yield self
+            publisher.flush()  # what the block's follows handed over is captured too
 
     def clear(self) -> None:
         self.pending.clear()

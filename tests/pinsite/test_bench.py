@@ -29,6 +29,18 @@ def test_events_counts_below_one_are_a_command_error(option: str) -> None:
         call_command("bench", "events", option, "0")
 
 
+@pytest.mark.parametrize("args, message", [
+    (("--clients", "0"), "--clients must be at least 1"),
+    (("--clients", "4", "65"), "--clients must be at most 64"),
+    (("--processes", "0"), "--processes must be at least 1"),
+    (("--per-client", "131"), "--per-client must be at most 130"),
+    (("--edges", "0"), "--edges must be at least 1"),
+])
+def test_graph_bad_counts_are_a_command_error(args: tuple[str, ...], message: str) -> None:
+    with pytest.raises(CommandError, match=message):
+        call_command("bench", "graph", *args)
+
+
 @pytest.mark.parametrize("option", ["--inserts", "--samples", "--reads"])
 def test_smartfeed_counts_below_one_are_a_command_error(option: str) -> None:
     with pytest.raises(CommandError, match=f"{option} must be at least 1"):

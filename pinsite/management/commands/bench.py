@@ -29,6 +29,12 @@ class Command(SubcommandCommand):
         graph.add_argument("--writes", type=int, default=500)
         graph.add_argument("--keep", action="store_true",
                            help="leave the seeded bench keys in Redis")
+        graph.add_argument("--clients", type=int, nargs="+", default=[4, 16],
+                           help="concurrent follow clients, one figure per count (default 4 16)")
+        graph.add_argument("--processes", type=int, default=4,
+                           help="processes the concurrent clients are spread over (default 4)")
+        graph.add_argument("--per-client", type=int, default=100,
+                           help="follows per concurrent client (default 100, at most 130)")
         feed = self.add_subparser(subparsers, parent, "feed",
                                   "feed fanout and pages vs raw happybase", json_output=True)
         feed.add_argument("--followers", type=int, default=10_000)
@@ -71,11 +77,23 @@ class Command(SubcommandCommand):
                             progress=(lambda _: None) if json else self.stderr.write)
         self.report(figures, json)
 
-    def handle_graph(self, edges: int, samples: int, writes: int, keep: bool = False,
-                     json: bool = False, **_: Any) -> None:
+    def handle_graph(self, edges: int, samples: int, writes: int, clients: list[int],
+                     processes: int, per_client: int, keep: bool = False, json: bool = False,
+                     **_: Any) -> None:
         from graph import bench
 
-        figures = bench.run(edges=edges, samples=samples, writes=writes, keep=keep)
+        for name, value in (("--edges", edges), ("--samples", samples), ("--writes", writes),
+                            ("--processes", processes), ("--per-client", per_client),
+                            *(("--clients", count) for count in clients)):
+            if value < 1:
+                raise CommandError(f"{name} must be at least 1")
+        if per_client > 130:
+            raise CommandError("--per-client must be at most 130")
+        if max(clients) > 64:
+            raise CommandError("--clients must be at most 64")
+        figures = bench.run(edges=edges, samples=samples, writes=writes, keep=keep,
+                            clients=tuple(clients), processes=processes,
+                            per_client=per_client)
         self.report(figures, json)
 
     def handle_shards(self, creates: int, gets: int, batches: int, json: bool = False,

@@ -1,0 +1,100 @@
+"""The fast path in the background: events handed over once their change is done, published in
+batches from one thread per process.
+
+An action that has committed its change (the graph: and applied it to Redis) hands its events
+over with :func:`publish_soon` and returns at once, without waiting for RabbitMQ's disk sync.
+The thread takes everything handed over since its last publish, up to ``PUBLISH_BATCH``
+events, and publishes it in one AMQP transaction (:func:`events.record.publish`), so
+concurrent actions share one sync. Nothing is lost when the process dies first: the rows are
+committed and unsent in the outbox, and the relay publishes them after ``RELAY_GRACE_MS``.
+
+>>> publish_soon([change.event])
+>>> flush()          # tests, benchmarks and exit: wait until all of it is published
+True
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import queue
+import threading
+from collections.abc import Sequence
+
+from events.conf import events_settings
+from events.record import Event, publish
+
+log = logging.getLogger("pinsite.events")
+
+
+class Publisher:
+    """A queue of handed-over events and the thread that publishes them in batches."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._queue: queue.SimpleQueue[Event] = queue.SimpleQueue()
+        self._idle = threading.Condition()
+        self._handed = self._done = 0
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+
+    def submit(self, events: Sequence[Event]) -> None:
+        if not events:
+            return
+        with self._idle:
+            self._handed += len(events)
+        for event in events:
+            self._queue.put(event)
+        self._ensure_thread()
+
+    def flush(self, timeout: float) -> bool:
+        """Wait until everything handed over so far is published (or failed and left to the
+        relay); False if that took longer than ``timeout`` seconds."""
+        with self._idle:
+            target = self._handed
+            return self._idle.wait_for(lambda: self._done >= target, timeout)
+
+    def _ensure_thread(self) -> None:
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive() and \
+                    self._pid == os.getpid():
+                return
+            self._pid = os.getpid()
+            self._thread = threading.Thread(target=self._run, name="events-publisher",
+                                            daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        limit = int(events_settings.PUBLISH_BATCH)
+        while True:
+            batch = [self._queue.get()]
+            while len(batch) < limit:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            try:
+                publish(batch)  # logs a failure; the relay sends those rows later
+            except Exception:  # the thread must outlive any bug in one batch
+                log.exception("publishing %d event(s) failed", len(batch))
+            finally:
+                with self._idle:
+                    self._done += len(batch)
+                    self._idle.notify_all()
+
+
+_publisher = Publisher()
+
+
+def publish_soon(events: Sequence[Event]) -> None:
+    """Hand ``events`` (recorded and committed) to this process's publisher thread."""
+    _publisher.submit(events)
+
+
+def flush(timeout: float = 5.0) -> bool:
+    """Wait until this process's handed-over events are published; False on timeout."""
+    return _publisher.flush(timeout)
+
+
+atexit.register(flush)
