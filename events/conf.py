@@ -30,6 +30,8 @@ DEFAULTS: dict[str, Any] = {
     # The graph's fast path publishes from a background thread, at most this many events per
     # AMQP transaction (events.publisher).
     "PUBLISH_BATCH": 500,
+    # ... and waits this long after the first event for more to join its batch.
+    "PUBLISH_LINGER_MS": 5,
     # The fast path marks its rows sent in batches, this often, in the background.
     "MARK_INTERVAL_MS": 500,
     # An unsent row older than this is a warning in `events show` and the admin.

@@ -3,10 +3,11 @@ batches from one thread per process.
 
 An action that has committed its change (the graph: and applied it to Redis) hands its events
 over with :func:`publish_soon` and returns at once, without waiting for RabbitMQ's disk sync.
-The thread takes everything handed over since its last publish, up to ``PUBLISH_BATCH``
-events, and publishes it in one AMQP transaction (:func:`events.record.publish`), so
-concurrent actions share one sync. Nothing is lost when the process dies first: the rows are
-committed and unsent in the outbox, and the relay publishes them after ``RELAY_GRACE_MS``.
+The thread takes the first event handed over and whatever follows within
+``PUBLISH_LINGER_MS``, up to ``PUBLISH_BATCH`` events, and publishes them in one AMQP
+transaction (:func:`events.record.publish`), so concurrent actions share one sync. Nothing
+is lost when the process dies first: the rows are committed and unsent in the outbox, and the
+relay publishes them after ``RELAY_GRACE_MS``.
 
 >>> publish_soon([change.event])
 >>> flush()          # tests, benchmarks and exit: wait until all of it is published
@@ -20,6 +21,7 @@ import logging
 import os
 import queue
 import threading
+import time
 from collections.abc import Sequence
 
 from events.conf import events_settings
@@ -67,11 +69,13 @@ class Publisher:
 
     def _run(self) -> None:
         limit = int(events_settings.PUBLISH_BATCH)
+        linger = int(events_settings.PUBLISH_LINGER_MS) / 1000
         while True:
             batch = [self._queue.get()]
+            deadline = time.monotonic() + linger
             while len(batch) < limit:
                 try:
-                    batch.append(self._queue.get_nowait())
+                    batch.append(self._queue.get(timeout=max(0.0, deadline - time.monotonic())))
                 except queue.Empty:
                     break
             try:

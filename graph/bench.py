@@ -44,7 +44,7 @@ ROUNDS = 10
 
 
 def run(edges: int = 1_000_000, samples: int = 10_000, writes: int = 500, seed: int = 7,
-        keep: bool = False, clients: tuple[int, ...] = (4, 16), processes: int = 4,
+        keep: bool = False, clients: tuple[int, ...] = (4, 16), processes: int = 1,
         per_client: int = 100) -> dict[str, Any]:
     """Seed, measure and clean up; returns the figures ``--json`` prints."""
     concurrent = {f"clients_{count}": _concurrent(count, processes, per_client)

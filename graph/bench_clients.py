@@ -2,7 +2,8 @@
 writes a follow is made of, from the same clients in the same run.
 
 Clients are threads spread over ``processes`` processes (as the site's gunicorn workers hold
-threads), started together. Each client follows with pinners of its own, as different users
+threads; one process by default, each further process pays its own connections and its own
+publisher thread), started together. Each client follows with pinners of its own, as different users
 do, so no client waits on another's lock. A client's raw operation, the ceiling, is what a
 follow writes at the least: one autocommitted ``INSERT`` into a bench table on its follower's
 shard master (a semi-synchronous commit, as the edge log's) and two ``ZADD``s on the graph's

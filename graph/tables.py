@@ -7,9 +7,12 @@
 from pins.types import BOARD, INTEREST, USER
 from sharding.mappings import MappingTable, register
 
-USER_FOLLOWS_USER = register(MappingTable("user_follows_user", USER, USER))
-USER_FOLLOWS_BOARD = register(MappingTable("user_follows_board", USER, BOARD))
-USER_UNFOLLOWS_BOARD = register(MappingTable("user_unfollows_board", USER, BOARD))
+# The edge log is read whole, by point lookups and by range scans, never by cached pages
+# (Redis answers the graph's reads), so its writes skip the list cache.
+USER_FOLLOWS_USER = register(MappingTable("user_follows_user", USER, USER, cached=False))
+USER_FOLLOWS_BOARD = register(MappingTable("user_follows_board", USER, BOARD, cached=False))
+USER_UNFOLLOWS_BOARD = register(MappingTable("user_unfollows_board", USER, BOARD,
+                                             cached=False))
 
 USER_FOLLOWS_INTEREST = register(MappingTable("user_follows_interest", USER, INTEREST))
 """Interest follows, on the follower's shard (the follower's side)."""

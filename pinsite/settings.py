@@ -87,7 +87,7 @@ MYSQL_OPTIONS = {
 
 def _mysql(host: str, port: int, name: str = "") -> dict[str, Any]:
     return {
-        "ENGINE": "django.db.backends.mysql",
+        "ENGINE": "sharding.mysql",
         "NAME": name,
         "USER": MYSQL_USER,
         "PASSWORD": MYSQL_PASSWORD,
@@ -169,7 +169,7 @@ PINSITE_SMARTFEED = env.numbers("PINSITE_SMARTFEED_", [
 
 PINSITE_EVENTS = env.numbers("PINSITE_EVENTS_", [
     "RELAY_BATCH", "RELAY_POLL_MS", "RELAY_GRACE_MS", "RETENTION_HOURS", "PUBLISH_BATCH",
-    "MARK_INTERVAL_MS",
+    "PUBLISH_LINGER_MS", "MARK_INTERVAL_MS",
     "HOLD_BEFORE_PUBLISH_MS", "HOLD_BEFORE_MARK_MS"])
 
 # --- Caches: objects and lists in separate pools (separate connection pools, separate DBs) ---

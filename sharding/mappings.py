@@ -35,6 +35,10 @@ class MappingTable:
     name: str
     from_type: ObjectType
     to_type: ObjectType
+    cached: bool = True
+    """Pages and counts through the list cache, dropped on every change. A table only ever
+    read whole or by point lookups (the graph's edge log) sets it False and spares each write
+    a cache round trip."""
 
 
 class MappingRegistry:
@@ -110,6 +114,12 @@ def _location(table: MappingTable, from_id: int) -> tuple[str, str]:
     return alias_for_shard(shard), f"{schema_name(shard)}.{table.name}"
 
 
+def _forget_on_commit(alias: str, table: MappingTable, from_id: int) -> None:
+    """Drop ``from_id``'s cached list head and count once the change commits."""
+    if table.cached:
+        after_commit(alias, lambda: cache.forget_list(table.name, from_id))
+
+
 def add(table: MappingTable, from_id: int, to_id: int, sequence: int | None = None) -> bool:
     """Add the edge ``from_id → to_id``; False if it was already there (kept unchanged)."""
     expect_type(to_id, table.to_type)
@@ -118,7 +128,7 @@ def add(table: MappingTable, from_id: int, to_id: int, sequence: int | None = No
         c.execute(f"INSERT IGNORE INTO {name} (from_id, to_id, sequence) VALUES (%s, %s, %s)",
                   [from_id, to_id, now_sequence() if sequence is None else sequence])
         added = c.rowcount > 0
-    after_commit(alias, lambda: cache.forget_list(table.name, from_id))
+    _forget_on_commit(alias, table, from_id)
     return added
 
 
@@ -133,7 +143,7 @@ def add_to_sequence(table: MappingTable, from_id: int, to_id: int, amount: int) 
                   "ON DUPLICATE KEY UPDATE sequence = sequence + VALUES(sequence)",
                   [from_id, to_id, amount])
         added = c.rowcount == 1
-    after_commit(alias, lambda: cache.forget_list(table.name, from_id))
+    _forget_on_commit(alias, table, from_id)
     return added
 
 
@@ -152,7 +162,7 @@ def keep_top(table: MappingTable, from_id: int, keep: int) -> int:
                   [from_id, last[0], last[0], last[1]])
         removed = int(c.rowcount)
     if removed:
-        after_commit(alias, lambda: cache.forget_list(table.name, from_id))
+        _forget_on_commit(alias, table, from_id)
     return removed
 
 
@@ -162,7 +172,7 @@ def remove(table: MappingTable, from_id: int, to_id: int) -> bool:
     with cursor(alias) as c:
         c.execute(f"DELETE FROM {name} WHERE from_id = %s AND to_id = %s", [from_id, to_id])
         removed = c.rowcount > 0
-    after_commit(alias, lambda: cache.forget_list(table.name, from_id))
+    _forget_on_commit(alias, table, from_id)
     return removed
 
 
@@ -172,7 +182,7 @@ def clear(table: MappingTable, from_id: int) -> int:
     with cursor(alias) as c:
         c.execute(f"DELETE FROM {name} WHERE from_id = %s", [from_id])
         removed = int(c.rowcount)
-    after_commit(alias, lambda: cache.forget_list(table.name, from_id))
+    _forget_on_commit(alias, table, from_id)
     return removed
 
 
@@ -202,7 +212,7 @@ def page(table: MappingTable, from_id: int, limit: int = 50, after: str | None =
         raise InvalidCursor(f"page size must be 1..{MAX_PAGE}, got {limit}")
     start = None if after is None else decode_cursor(after)
     head_size = int(sharding_settings.LIST_CACHE_SIZE)
-    if start is None and limit < head_size:
+    if start is None and limit < head_size and table.cached:
         entries = _cached_head(table, from_id, head_size)
     else:
         entries = _select_page(table, from_id, limit + 1, start)
@@ -246,13 +256,14 @@ def iterate(table: MappingTable, from_id: int, chunk: int = MAX_PAGE) -> Iterato
 
 def count(table: MappingTable, from_id: int) -> int:
     """The exact length of ``from_id``'s list (cached until the list changes)."""
-    cached = cache.get_count(table.name, from_id)
+    cached = cache.get_count(table.name, from_id) if table.cached else None
     if cached is not None:
         return cached
     alias, name = _location(table, from_id)
     with cursor(alias) as c:
         c.execute(f"SELECT COUNT(*) FROM {name} WHERE from_id = %s", [from_id])
         total = int(c.fetchone()[0])
-    cache.put_count(table.name, from_id, total)
+    if table.cached:
+        cache.put_count(table.name, from_id, total)
     return total
 

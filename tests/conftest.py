@@ -62,6 +62,14 @@ def _database_access(django_db_setup: None,
 
 
 @pytest.fixture(autouse=True)
+def _events_published() -> Iterator[None]:
+    """What a test's follows handed to the publisher thread is published before the next test
+    starts: no event of one test lands in another's recording or queue."""
+    yield
+    publisher.flush()
+
+
+@pytest.fixture(autouse=True)
 def _private_media(settings: Settings, tmp_path: Path) -> None:
     settings.MEDIA_ROOT = tmp_path / "media"
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from events import publisher
 from graph import actions, selectors
 from graph.events import FOLLOW_CHANGED
 from graph.exceptions import GraphNotFound, InvalidGraphInput
@@ -142,6 +143,7 @@ def test_each_change_sends_one_event_after_the_commit(
     follow = actions.follow_user(ann, bob)
     actions.follow_user(ann, bob)
     unfollow = actions.unfollow_board(ann, board)
+    assert publisher.flush()  # a follow returns before its event is published
     assert follow_events == [
         {"follower_id": ann, "target_id": bob, "target_kind": "user", "action": "follow",
          "action_time_us": follow.action_time_us},

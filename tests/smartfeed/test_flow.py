@@ -9,6 +9,8 @@ import dramatiq
 from feed.smart import materialized, pools
 from feed.smart.generator import generate
 from feed.smart.intake import rebuild
+from feed.smart.schema import Affinity, affinity_column
+from feed.smart.scoring import POINTS
 from feed.smart.service import home_page
 from graph.actions import follow_board, follow_user, unfollow_board
 from graph.interests import follow_interest, slice_shards, unfollow_interest
@@ -23,6 +25,14 @@ from tests.polling import wait_until
 
 def pooled(user: int, source: str) -> list[int]:
     return [c.pin_id for c in pools.best(user, source, 100)]  # type: ignore[arg-type]
+
+
+def settled(user: int, kind: Affinity, target: int, points: int = POINTS["follow"]) -> None:
+    """Wait until the worker has handled a follow (or unfollow) of ``user``'s: its affinity
+    points are the message's last write. Pins made after it then reach the pools through the
+    fanout alone, never a second time through the follow's backfill."""
+    column = affinity_column(kind, target)
+    assert wait_until(lambda: pools.affinity_points(user, [column]).get(column) == points)
 
 
 def test_a_new_pin_reaches_board_followers_and_interest_followers(worker: dramatiq.Worker,
@@ -43,6 +53,7 @@ def test_a_visit_shows_a_chunk_then_pages_into_the_materialized_feed(
     owner, reader = new_user("sfo"), new_user("sfr")
     board = new_board(owner)
     follow_user(reader, owner)
+    settled(reader, "p", owner)
     pins = [new_pin(owner, board, f"pin {n}") for n in range(6)]
     assert wait_until(lambda: len(pooled(reader, "following")) == 6)
     first = home_page(reader, limit=4)
@@ -86,6 +97,7 @@ def test_a_follow_backfills_the_pool_and_a_repin_brings_related_pins(
     pins = [new_pin(owner, board, f"pin {n}") for n in range(3)]
     follow_board(reader, board)
     assert wait_until(lambda: set(pooled(reader, "following")) == set(pins))
+    settled(reader, "b", board)
     assert pools.all_affinities(reader) == {f"b:{board}": 5}
     other = new_user("sfx")
     saved = new_board(other, "Saved")
@@ -109,9 +121,11 @@ def test_unfollows_purge_what_they_brought_into_the_pools(worker: dramatiq.Worke
     assert wait_until(lambda: dropped_pin in pooled(reader, "interests"))
     unfollow_board(reader, dropped)
     assert wait_until(lambda: pooled(reader, "following") == [kept_pin])
+    settled(reader, "b", dropped, 0)
     assert dropped_pin in pooled(reader, "interests")  # it came through the interest too
     unfollow_interest(reader, "gardening")
     assert wait_until(lambda: dropped_pin not in pooled(reader, "interests"))
+    settled(reader, "i", interest("gardening").id, 0)
     assert pools.all_affinities(reader) == {f"b:{kept}": 5, f"b:{dropped}": 0,
                                             f"i:{interest('gardening').id}": 0}
 
@@ -120,6 +134,7 @@ def test_a_deleted_pin_is_left_out_of_the_chunk_and_removed(worker: dramatiq.Wor
     owner, reader = new_user("sfo"), new_user("sfr")
     board = new_board(owner)
     follow_board(reader, board)
+    settled(reader, "b", board)
     alive, deleted = new_pin(owner, board, "stays"), new_pin(owner, board, "goes")
     assert wait_until(lambda: set(pooled(reader, "following")) == {alive, deleted})
     delete_pin(owner, deleted)
@@ -136,6 +151,7 @@ def test_two_quick_visits_leave_each_pin_once_in_the_materialized_feed(
     owner, reader = new_user("sfo"), new_user("sfr")
     board = new_board(owner)
     follow_user(reader, owner)
+    settled(reader, "p", owner)
     pins = [new_pin(owner, board, f"pin {n}") for n in range(4)]
     assert wait_until(lambda: len(pooled(reader, "following")) == 4)
     worker.pause()
@@ -154,6 +170,8 @@ def test_a_rebuild_refills_the_pools_and_keeps_the_affinities(worker: dramatiq.W
     board = create_board(owner, "Nooks", interest="home-decor").id
     follow_board(reader, board)
     follow_interest(reader, "home-decor")
+    settled(reader, "b", board)
+    settled(reader, "i", interest("home-decor").id)
     pins = [new_pin(owner, board, f"nook {n}") for n in range(3)]
     assert wait_until(lambda: set(pooled(reader, "following")) == set(pins))
     assert wait_until(lambda: set(pins) <= set(pooled(reader, "interests")))

@@ -31,8 +31,9 @@ class Command(SubcommandCommand):
                            help="leave the seeded bench keys in Redis")
         graph.add_argument("--clients", type=int, nargs="+", default=[4, 16],
                            help="concurrent follow clients, one figure per count (default 4 16)")
-        graph.add_argument("--processes", type=int, default=4,
-                           help="processes the concurrent clients are spread over (default 4)")
+        graph.add_argument("--processes", type=int, default=1,
+                           help="processes the concurrent clients (threads) are spread over "
+                                "(default 1)")
         graph.add_argument("--per-client", type=int, default=100,
                            help="follows per concurrent client (default 100, at most 130)")
         feed = self.add_subparser(subparsers, parent, "feed",
