@@ -132,6 +132,8 @@ class WatchedDocument(Generic[T]):
         """The current value: from the watch, else the last-known-good file."""
         if not self._watching or self._pid != os.getpid():
             self._start_watch()
+        elif self._value is None:  # another thread started the watch: wait for its answer
+            self._first_answer.wait(_timeout())
         value = self._value
         if value is None:
             value = self._load_cache_file()
@@ -208,13 +210,14 @@ class WatchedDocument(Generic[T]):
         if client is None:
             return
         with self._lock:
-            if self._watching and self._pid == os.getpid():
-                return
-            self._watching, self._pid = True, os.getpid()
-            self._first_answer.clear()
-        threading.Thread(target=self._watch, args=(client,), daemon=True,
-                         name=f"watch {self.path}").start()
-        if self._value is None:
+            started = not (self._watching and self._pid == os.getpid())
+            if started:
+                self._watching, self._pid = True, os.getpid()
+                self._first_answer.clear()
+        if started:
+            threading.Thread(target=self._watch, args=(client,), daemon=True,
+                             name=f"watch {self.path}").start()
+        if self._value is None:  # this thread's watch or another's: wait for its first answer
             self._first_answer.wait(_timeout())
 
     def _watch(self, client: KazooClient) -> None:

@@ -43,6 +43,13 @@ class Broker(RabbitmqBroker):
     transaction on a channel of its own (per thread), so a batch costs one round trip and one
     disk sync instead of a confirm per message, and lands whole or not at all."""
 
+    def consume(self, queue_name: str, prefetch: int = 1, timeout: int = 5000) -> Any:
+        """Dramatiq's consumer, once the queue's family (queue, ``.DQ``, ``.XQ``) exists: a
+        worker's delay-queue consumer may start before its queue's consumer has declared
+        them, and would fail its first connection on a new broker."""
+        self.declare_queue(q_name(queue_name), ensure=True)
+        return super().consume(queue_name, prefetch, timeout)
+
     def _batch_channel(self) -> Any:
         channel = getattr(self.state, "batch_channel", None)
         if channel is None or not channel.is_open:

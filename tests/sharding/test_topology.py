@@ -115,3 +115,30 @@ def test_a_process_starting_while_zookeeper_is_down_uses_the_last_known_good_map
     fresh = WatchedDocument("shardmap", shard_map_document()._cache_file,
                             ShardMap.loads, ShardMap.dumps)
     assert fresh.get().ranges == known.ranges
+
+
+def test_threads_reading_a_new_document_at_once_all_wait_for_zookeeper(
+        name: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The first reads of a process come from many threads at once (a worker's consumers):
+    each gets ZooKeeper's value, none falls back to the last-known-good file."""
+    import threading
+
+    _document(name, tmp_path / "w").create(ShardMap.initial(16, PAIRS))
+    stale = _document(name, tmp_path / "r")
+    stale._save_cache_file(ShardMap.initial(32, PAIRS))  # a last-known-good copy exists
+    reader = _document(name, tmp_path / "r")
+    counts: list[int] = []
+    start = threading.Barrier(8)
+
+    def read() -> None:
+        start.wait()
+        counts.append(reader.get().shard_count())
+
+    threads = [threading.Thread(target=read) for _ in range(8)]
+    with caplog.at_level("WARNING", logger="pinsite.coordination"):
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert counts == [16] * 8
+    assert "last-known-good" not in caplog.text

@@ -93,3 +93,22 @@ def test_a_dropped_connection_is_reopened_and_the_batch_sent_once(broker: Broker
     broker.connection.close()
     send_all(_messages(range(2, 5)))
     assert _landed(broker) == [0, 1, 2, 3, 4]
+
+
+def test_a_delay_queue_consumer_declares_its_queues_first() -> None:
+    """A worker's consumer of ``<queue>.DQ`` may start before the one of ``<queue>``: on a
+    broker that has never seen the queue it must not fail with 404."""
+    broker = cast(Broker, dramatiq.get_broker())
+    name = "pinsite_test_fresh_family"
+    for each in (name, f"{name}.DQ", f"{name}.XQ"):
+        broker.channel.queue_delete(each)
+    broker.queues.discard(name)  # type: ignore[attr-defined]
+    broker.declare_queue(name)  # known to this process, not yet on the server
+    consumer = broker.consume(f"{name}.DQ", timeout=100)
+    try:
+        assert next(consumer) is None  # nothing within the timeout, and no error
+    finally:
+        consumer.close()
+        for each in (name, f"{name}.DQ", f"{name}.XQ"):
+            broker.channel.queue_delete(each)
+        broker.queues.discard(name)  # type: ignore[attr-defined]
