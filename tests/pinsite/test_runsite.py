@@ -98,6 +98,15 @@ def test_the_site_runs_gunicorn_workers_and_a_queue_worker(site: Site) -> None:
     assert health.status_code == 200 and health.json()["status"] == "ok"
 
 
+def test_a_healthy_start_logs_no_warning_of_zookeeper_or_the_broker(site: Site) -> None:
+    """Every worker thread's first read of the shard map waits for ZooKeeper (no fallback to
+    the last-known-good file), and no queue consumer fails its first connection."""
+    assert requests.get(site.url + "/readyz", timeout=10).status_code == 200
+    text = site.log.read_text()
+    assert "ZooKeeper unreachable" not in text
+    assert "CRITICAL" not in text
+
+
 def test_readyz_asks_every_store(site: Site) -> None:
     response = requests.get(site.url + "/readyz", timeout=10)
     body = response.json()
