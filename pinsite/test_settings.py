@@ -14,3 +14,7 @@ REST_FRAMEWORK = {
     **REST_FRAMEWORK,  # noqa: F405
     "DEFAULT_THROTTLE_RATES": {"writes": "100000/minute", "credentials": "100000/minute"},
 }
+
+# WhiteNoise serves STATIC_ROOT (``runsite`` collects it there); the test client's requests go
+# through WhiteNoise too, which warns on every run if the folder does not exist.
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # noqa: F405
