@@ -24,7 +24,7 @@ from typing import Any
 
 import dramatiq
 
-from events import marker, publisher, registry
+from events import publisher, registry
 from events.conf import events_settings
 from events.record import without_outbox
 from events.relay import Relay
@@ -84,7 +84,7 @@ def _compare(action: Callable[[int], object], samples: int) -> dict[str, Any]:
             for _ in range(per_round):
                 timings[mode].append(_timed(action, index, context()))
                 index += 1
-    marker.flush()
+    publisher.flush_and_mark()
     figures: dict[str, Any] = {mode: _summary(values) for mode, values in timings.items()}
     outbox_rate, plain_rate = (figures[m]["per_s"] for m in ("outbox", "no_outbox"))
     figures["throughput_ratio"] = ratio(outbox_rate, plain_rate)
@@ -118,8 +118,7 @@ def _relay_throughput(count: int) -> dict[str, Any]:
     broker: Any = dramatiq.get_broker()
     broker.declare_queue(BENCH_QUEUE, ensure=True)
     try:
-        publisher.flush()  # this process's own events sent and marked: the relay finds
-        marker.flush()     # only the bench's rows unsent
+        publisher.flush_and_mark()  # the relay then finds only the bench's rows unsent
         _write_rows(shard, count)
         relay, start = Relay(), time.perf_counter()
         while relay.relay_host(alias, created_before_us=FUTURE_US + 1):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import atexit
 import logging
-import os
 import threading
 from collections import defaultdict
 from collections.abc import Iterable
@@ -20,6 +19,7 @@ from events.conf import events_settings
 from sharding import outbox
 from sharding.exceptions import ShardingError
 from sharding.mappings import now_sequence
+from toolkit.threads import ProcessThread
 
 log = logging.getLogger("pinsite.events")
 
@@ -41,15 +41,14 @@ class Marker:
         self._lock = threading.Lock()
         self._pending: dict[str, list[int]] = defaultdict(list)
         self._wake = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._pid = 0
+        self._thread = ProcessThread(self._run, "events-marker")
 
     def add(self, events: Iterable[Marked]) -> None:
         with self._lock:
             for event in events:
                 if event.id is not None:
                     self._pending[event.alias].append(event.id)
-            self._ensure_thread()
+        self._thread.ensure()
 
     def flush(self) -> int:
         """Mark everything collected so far; returns how many rows changed."""
@@ -63,13 +62,6 @@ class Marker:
                 log.warning("marking %d event(s) sent on %s failed (%s); the relay will "
                             "send them again", len(ids), alias, exc)
         return marked
-
-    def _ensure_thread(self) -> None:
-        if self._thread is not None and self._thread.is_alive() and self._pid == os.getpid():
-            return
-        self._pid = os.getpid()
-        self._thread = threading.Thread(target=self._run, name="events-marker", daemon=True)
-        self._thread.start()
 
     def _run(self) -> None:
         interval = events_settings.MARK_INTERVAL_MS / 1000

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import atexit
 import logging
-import os
 import queue
 import threading
 import time
 from collections.abc import Sequence
 
+from events import marker
 from events.conf import events_settings
 from events.record import Event, publish
+from toolkit.threads import ProcessThread
 
 log = logging.getLogger("pinsite.events")
 
@@ -34,12 +35,10 @@ class Publisher:
     """A queue of handed-over events and the thread that publishes them in batches."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
         self._queue: queue.SimpleQueue[Event] = queue.SimpleQueue()
         self._idle = threading.Condition()
         self._handed = self._done = 0
-        self._thread: threading.Thread | None = None
-        self._pid = 0
+        self._thread = ProcessThread(self._run, "events-publisher")
 
     def submit(self, events: Sequence[Event]) -> None:
         if not events:
@@ -48,7 +47,7 @@ class Publisher:
             self._handed += len(events)
         for event in events:
             self._queue.put(event)
-        self._ensure_thread()
+        self._thread.ensure()
 
     def flush(self, timeout: float) -> bool:
         """Wait until everything handed over so far is published (or failed and left to the
@@ -56,16 +55,6 @@ class Publisher:
         with self._idle:
             target = self._handed
             return self._idle.wait_for(lambda: self._done >= target, timeout)
-
-    def _ensure_thread(self) -> None:
-        with self._lock:
-            if self._thread is not None and self._thread.is_alive() and \
-                    self._pid == os.getpid():
-                return
-            self._pid = os.getpid()
-            self._thread = threading.Thread(target=self._run, name="events-publisher",
-                                            daemon=True)
-            self._thread.start()
 
     def _run(self) -> None:
         limit = int(events_settings.PUBLISH_BATCH)
@@ -99,6 +88,14 @@ def publish_soon(events: Sequence[Event]) -> None:
 def flush(timeout: float = 5.0) -> bool:
     """Wait until this process's handed-over events are published; False on timeout."""
     return _publisher.flush(timeout)
+
+
+def flush_and_mark(timeout: float = 5.0) -> bool:
+    """Every event of this process published and its row marked sent, now (tests,
+    benchmarks); False if the publishing took longer than ``timeout``."""
+    published = flush(timeout)
+    marker.flush()
+    return published
 
 
 atexit.register(flush)

@@ -3,11 +3,11 @@ writes a follow is made of, from the same clients in the same run.
 
 Clients are threads spread over ``processes`` processes (as the site's gunicorn workers hold
 threads; one process by default, each further process pays its own connections and its own
-publisher thread), started together. Each client follows with pinners of its own, as different users
-do, so no client waits on another's lock. A client's raw operation, the ceiling, is what a
-follow writes at the least: one autocommitted ``INSERT`` into a bench table on its follower's
-shard master (a semi-synchronous commit, as the edge log's) and two ``ZADD``s on the graph's
-Redis master that holds its follower.
+publisher thread), started together. Each client follows with pinners of its own, as
+different users do, so no client waits on another's lock. A client's raw operation, the
+ceiling, is what a follow writes at the least: one autocommitted ``INSERT`` into a bench table
+on its follower's shard master (a semi-synchronous commit, as the edge log's) and two
+``ZADD``s on the graph's Redis master that holds its follower.
 
 This module imports only the standard library at the top: each process sets Django up first.
 """
@@ -168,18 +168,21 @@ def _ensure_ceiling_table(user: int) -> None:
                   "target BIGINT NOT NULL, PRIMARY KEY (follower, target)) ENGINE=InnoDB")
 
 
-def _raw_write(follower: int, target: int) -> None:
-    """What a follow writes at the least, straight through the drivers."""
-    from django.db import connections
+_raw = threading.local()
 
+
+def _raw_write(follower: int, target: int) -> None:
+    """What a follow writes at the least, straight through the drivers (a MySQLdb connection
+    per client thread and host, as the shard benchmark's ceiling has)."""
+    from sharding.bench import raw_connection
     from sharding.hosts import alias_for_shard
     from sharding.ids import shard_of
 
-    connection = connections[alias_for_shard(shard_of(follower))]
-    connection.ensure_connection()
-    raw = connection.connection
-    raw.autocommit(True)
-    with raw.cursor() as c:
+    alias = alias_for_shard(shard_of(follower))
+    connections = _raw.__dict__.setdefault("connections", {})
+    if alias not in connections:
+        connections[alias] = raw_connection(alias)
+    with connections[alias].cursor() as c:
         c.execute(f"INSERT IGNORE INTO {CEILING_TABLE} VALUES (%s, %s)", (follower, target))
     redis, key = _ceiling_keys(follower)
     redis.zadd(f"{key}:fwe", {target: time.time_ns()})

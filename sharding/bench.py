@@ -24,7 +24,9 @@ from toolkit.bench import latency, rate, ratio
 PAYLOAD = {"title": "A benchmark pin", "description": "x" * 200, "link": "https://example.org/"}
 
 
-def _raw_connection(alias: str) -> Any:
+def raw_connection(alias: str) -> Any:
+    """A MySQLdb connection of its own to ``alias``'s host, in autocommit: the benchmarks'
+    ceiling, with no Django and no pinsite code in the way."""
     database = settings.DATABASES[alias]
     return MySQLdb.connect(host=database["HOST"], port=int(database["PORT"]),
                            user=database["USER"], password=database["PASSWORD"],
@@ -40,7 +42,7 @@ def run(object_type_name: str = "pin", creates: int = 2000, gets: int = 2000,
     shards = shard_map.open_shards()
     master = shard_map.masters()[0]
     master_shards = shard_map.shards_of(master)
-    raw = {alias: _raw_connection(alias) for alias in shard_map.masters()}
+    raw = {alias: raw_connection(alias) for alias in shard_map.masters()}
     try:
         figures = {
             "hosts": shard_map.masters(),

@@ -20,7 +20,7 @@ from django.conf import settings
 from django.core.management import call_command
 from pytest_django import Settings
 
-from events import marker, publisher
+from events import publisher
 from tests.feed.helpers import flush_feed_queues, worker_queues
 
 
@@ -56,8 +56,7 @@ def _database_access(django_db_setup: None,
     fast path published are marked sent before the databases close for the session."""
     django_db_blocker.unblock()  # type: ignore[attr-defined]
     yield
-    publisher.flush()
-    marker.flush()
+    publisher.flush_and_mark()
     django_db_blocker.restore()  # type: ignore[attr-defined]
 
 

@@ -58,3 +58,11 @@ def progress(total: int, description: str, enabled: bool = True) -> Iterator[tqd
     with tqdm(total=total, desc=description, unit="", disable=not enabled, leave=False,
               dynamic_ncols=True) as bar:
         yield bar
+
+
+def require_counts(*counts: tuple[str, int], minimum: int = 1) -> None:
+    """A :class:`CommandError` naming the first option below ``minimum``:
+    ``require_counts(("--samples", samples), ("--reads", reads))``."""
+    for name, value in counts:
+        if value < minimum:
+            raise CommandError(f"{name} must be at least {minimum}")

@@ -7,7 +7,6 @@ from contextlib import contextmanager
 from typing import Any
 
 from events import publisher
-from events.marker import flush
 from events.record import Event
 from events.registry import Payload, subscribe, unsubscribe
 from sharding import outbox
@@ -41,8 +40,7 @@ def recorded(event: str, check: Callable[[Payload], Any] | None = None
 def is_sent(event: Event) -> bool:
     """Whether ``event``'s outbox row is marked sent (after the fast path's publishes and
     marks land)."""
-    publisher.flush()
-    flush()
+    publisher.flush_and_mark()
     with cursor(event.alias) as c:
         c.execute(f"SELECT sent_us FROM {outbox.TABLE} WHERE id = %s", [event.id])
         row = c.fetchone()

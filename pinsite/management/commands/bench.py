@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from sharding.exceptions import ShardingError
-from toolkit.commands import SubcommandCommand
+from toolkit.commands import SubcommandCommand, require_counts
 
 
 class Command(SubcommandCommand):
@@ -71,9 +71,7 @@ class Command(SubcommandCommand):
     def handle_events(self, samples: int, events: int, json: bool = False, **_: Any) -> None:
         from events import bench
 
-        for name, value in (("--samples", samples), ("--events", events)):
-            if value < 1:
-                raise CommandError(f"{name} must be at least 1")
+        require_counts(("--samples", samples), ("--events", events))
         figures = bench.run(samples=samples, events=events,
                             progress=(lambda _: None) if json else self.stderr.write)
         self.report(figures, json)
@@ -83,11 +81,9 @@ class Command(SubcommandCommand):
                      **_: Any) -> None:
         from graph import bench
 
-        for name, value in (("--edges", edges), ("--samples", samples), ("--writes", writes),
-                            ("--processes", processes), ("--per-client", per_client),
-                            *(("--clients", count) for count in clients)):
-            if value < 1:
-                raise CommandError(f"{name} must be at least 1")
+        require_counts(("--edges", edges), ("--samples", samples), ("--writes", writes),
+                       ("--processes", processes), ("--per-client", per_client),
+                       *(("--clients", count) for count in clients))
         if per_client > 130:
             raise CommandError("--per-client must be at most 130")
         if max(clients) > 64:
@@ -108,11 +104,9 @@ class Command(SubcommandCommand):
                     rounds: int, json: bool = False, **_: Any) -> None:
         from feed import bench
 
-        for name, value in (("--followers", followers), ("--samples", samples),
-                            ("--processes", processes), ("--threads", threads),
-                            ("--rounds", rounds)):
-            if value < 1:
-                raise CommandError(f"{name} must be at least 1")
+        require_counts(("--followers", followers), ("--samples", samples),
+                       ("--processes", processes), ("--threads", threads),
+                       ("--rounds", rounds))
         figures = bench.run(followers=followers, samples=samples, processes=processes,
                             threads=threads, rounds=rounds,
                             progress=(lambda _: None) if json else self.stderr.write)
@@ -122,9 +116,7 @@ class Command(SubcommandCommand):
                          **_: Any) -> None:
         from feed.smart import bench
 
-        for name, value in (("--inserts", inserts), ("--samples", samples), ("--reads", reads)):
-            if value < 1:
-                raise CommandError(f"{name} must be at least 1")
+        require_counts(("--inserts", inserts), ("--samples", samples), ("--reads", reads))
         figures = bench.run_bench(inserts=inserts, samples=samples, reads=reads,
                                   progress=(lambda _: None) if json else self.stderr.write)
         self.report(figures, json)
@@ -133,10 +125,8 @@ class Command(SubcommandCommand):
                     threads: int, json: bool = False, **_: Any) -> None:
         from pinsite.serving import bench
 
-        for name, value in (("--clients", clients), ("--samples", samples),
-                            ("--workers", workers), ("--threads", threads)):
-            if value < 1:
-                raise CommandError(f"{name} must be at least 1")
+        require_counts(("--clients", clients), ("--samples", samples),
+                       ("--workers", workers), ("--threads", threads))
         if not 1 <= seconds <= 600:
             raise CommandError("--seconds must be between 1 and 600")
         if clients > 256:

@@ -29,6 +29,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from pinsite import env
+from toolkit.commands import require_counts
 
 STOP_SECONDS = 30
 
@@ -52,11 +53,9 @@ class Command(BaseCommand):
                queue_processes: int, queue_threads: int, **options: Any) -> None:
         if ":" not in addrport:
             addrport = f"127.0.0.1:{addrport}"
-        for name, value in (("--workers", workers), ("--threads", threads),
-                            ("--queue-processes", queue_processes),
-                            ("--queue-threads", queue_threads)):
-            if value < 1:
-                raise CommandError(f"{name} must be at least 1")
+        require_counts(("--workers", workers), ("--threads", threads),
+                       ("--queue-processes", queue_processes),
+                       ("--queue-threads", queue_threads))
         var = Path(settings.VAR_DIR)
         metrics_dir = var / "metrics"
         shutil.rmtree(metrics_dir, ignore_errors=True)
