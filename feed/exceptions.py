@@ -1,5 +1,7 @@
 """Errors of the following feed. Driver errors are wrapped, with the original as ``__cause__``."""
 
+from toolkit.errors import StoreUnavailable
+
 
 class FeedError(Exception):
     """Base class of every error raised by the feed."""
@@ -9,7 +11,7 @@ class InvalidFeedInput(FeedError, ValueError):
     """A bad user ID, page size or cursor."""
 
 
-class FeedUnavailable(FeedError):
+class FeedUnavailable(FeedError, StoreUnavailable):
     """An HBase cluster (or the cache holding the smart feed's health figures) cannot be
     reached, timed out, or failed the call."""
 

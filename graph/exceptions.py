@@ -4,6 +4,8 @@ Input errors (:class:`InvalidGraphInput`, :class:`GraphNotFound`) carry messages
 pinner; the others are for operators.
 """
 
+from toolkit.errors import StoreUnavailable
+
 
 class GraphError(Exception):
     """Base class of every error raised by the graph."""
@@ -17,7 +19,7 @@ class GraphNotFound(GraphError, LookupError):
     """No such user or board."""
 
 
-class GraphUnavailable(GraphError):
+class GraphUnavailable(GraphError, StoreUnavailable):
     """Redis (or the vshard map) cannot serve the request now; writes are in the edge log."""
 
 

@@ -279,7 +279,10 @@ LOGGING = {
     "formatters": {"line": {"format": "%(asctime)s %(levelname)s %(name)s [%(process)d] "
                                       "%(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "line"}},
+    "filters": {"outages": {"()": "toolkit.logs.OutageLines"}},
     "loggers": {
+        # A queue message that fails because a store is down: one line, not a traceback.
+        "dramatiq.worker.WorkerThread": {"filters": ["outages"]},
         "pinsite": {"handlers": ["console"], "level": env.text("PINSITE_LOG_LEVEL", "INFO"),
                     "propagate": False},
         "kazoo": {"handlers": ["console"], "level": "WARNING", "propagate": False},

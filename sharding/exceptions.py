@@ -1,5 +1,7 @@
 """Errors of the sharding layer. Driver errors are wrapped, with the original as ``__cause__``."""
 
+from toolkit.errors import StoreUnavailable
+
 
 class ShardingError(Exception):
     """Base class of every error raised by the sharding layer."""
@@ -25,7 +27,7 @@ class ShardMapError(ShardingError):
     """The shard map is malformed, or a change to it is not allowed."""
 
 
-class ShardMapUnavailable(ShardingError):
+class ShardMapUnavailable(ShardingError, StoreUnavailable):
     """ZooKeeper cannot be reached (for a change), or no map is known at all (for a read)."""
 
 
@@ -33,7 +35,7 @@ class ShardMapConflict(ShardingError):
     """The shard map changed under a compare-and-set update."""
 
 
-class ShardUnavailable(ShardingError):
+class ShardUnavailable(ShardingError, StoreUnavailable):
     """A shard host refused or dropped the connection, or failed the statement."""
 
 
