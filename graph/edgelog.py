@@ -27,7 +27,7 @@ from graph.tables import USER_FOLLOWS_BOARD, USER_FOLLOWS_USER, USER_UNFOLLOWS_B
 from pins.types import BOARD
 from sharding import mappings
 from sharding.exceptions import ShardingError
-from sharding.hosts import alias_for_shard, atomic, cursor, schema_name
+from sharding.hosts import alias_for_shard, atomic, cursor, schema_name, send_unanswered
 from sharding.ids import MAX_LOCAL, compose, shard_of
 from sharding.mappings import MappingTable, now_sequence
 
@@ -48,9 +48,10 @@ class LogChange:
 
 @contextmanager
 def follower_lock(follower: int) -> Iterator[None]:
-    """Serialise the graph writes of one follower (log write and Redis update together)."""
+    """Serialise the graph writes of one follower (log write and Redis update together).
+    The release is sent without waiting for its acknowledgement."""
     alias = alias_for_shard(shard_of(follower))
-    name = f"pinsite.graph.{follower}"
+    name = f"pinsite.graph.{int(follower)}"
     with cursor(alias) as c:
         c.execute("SELECT GET_LOCK(%s, %s)", [name, int(graph_settings.LOCK_SECONDS)])
         granted = c.fetchone()[0]
@@ -59,8 +60,8 @@ def follower_lock(follower: int) -> Iterator[None]:
     try:
         yield
     finally:
-        with suppress(ShardingError), cursor(alias) as c:
-            c.execute("SELECT RELEASE_LOCK(%s)", [name])
+        with suppress(ShardingError):
+            send_unanswered(alias, f"DO RELEASE_LOCK('{name}')")
 
 
 def record_user_follow(follower: int, target: int) -> LogChange:

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connections, transaction
 
 from sharding.exceptions import ShardingError, ShardMapError, ShardUnavailable
+from sharding.mysql.base import DatabaseWrapper
 from sharding.topology import current_map
 
 
@@ -45,6 +46,19 @@ def cursor(alias: str) -> Iterator[Any]:
             yield raw_cursor
     except IntegrityError as exc:
         raise ShardingError(f"{alias}: {exc}") from exc
+    except DatabaseError as exc:
+        _discard_broken(alias)
+        raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc
+
+
+def send_unanswered(alias: str, sql: str) -> None:
+    """Send ``sql``, a statement that returns no rows, on ``alias`` without waiting for its
+    acknowledgement (the backend reads it before the connection's next use; see
+    :mod:`sharding.mysql.base`)."""
+    connection = connections[alias]
+    assert isinstance(connection, DatabaseWrapper), f"{alias} is not a shard host"
+    try:
+        connection.send_unanswered(sql)
     except DatabaseError as exc:
         _discard_broken(alias)
         raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc

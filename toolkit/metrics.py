@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -57,17 +57,32 @@ FEED_READS = Counter(
     "first or second (second: the other cluster was late or failed).", ["cluster", "asked"])
 
 
-@contextmanager
-def store_call(backend: str, instance: str) -> Iterator[None]:
+def store_call(backend: str, instance: str) -> _StoreCall:
     """Time one call to a store (errors are counted as well)."""
-    started = time.perf_counter()
-    try:
-        yield
-    except BaseException:
-        STORE_ERRORS.labels(backend, instance).inc()
-        raise
-    finally:
-        STORE_SECONDS.labels(backend, instance).observe(time.perf_counter() - started)
+    timer = _store_timers.get((backend, instance))
+    if timer is None:
+        timer = _store_timers[backend, instance] = STORE_SECONDS.labels(backend, instance)
+    return _StoreCall(timer, backend, instance)
+
+
+# (backend, instance) → its STORE_SECONDS child: a store call is timed on every round trip,
+# and ``labels()`` is a lookup under a lock.
+_store_timers: dict[tuple[str, str], Any] = {}
+
+
+class _StoreCall:
+    __slots__ = ("backend", "instance", "started", "timer")
+
+    def __init__(self, timer: Any, backend: str, instance: str) -> None:
+        self.timer, self.backend, self.instance = timer, backend, instance
+
+    def __enter__(self) -> None:
+        self.started = time.perf_counter()
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        self.timer.observe(time.perf_counter() - self.started)
+        if kind is not None:
+            STORE_ERRORS.labels(self.backend, self.instance).inc()
 
 
 def multiprocess_dir() -> str | None:

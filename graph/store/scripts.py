@@ -162,6 +162,17 @@ class Scripts:
         script = self._scripts.get(name) or self._make(name, client)
         return script(keys=keys, args=args, client=client)
 
+    def run_together(self, client: redis.Redis,
+                     calls: list[tuple[str, list[str], list[Any]]]) -> list[Any]:
+        """Run ``(name, keys, args)`` scripts in one round trip (a pipeline, not a
+        transaction): each one's result, or the error it raised (also a script the server
+        has not loaded yet, which :meth:`run` loads)."""
+        pipeline = client.pipeline(transaction=False)
+        for name, keys, args in calls:
+            script = self._scripts.get(name) or self._make(name, client)
+            pipeline.evalsha(script.sha, len(keys), *keys, *args)
+        return list(pipeline.execute(raise_on_error=False))
+
     def _make(self, name: str, client: redis.Redis) -> Any:
         with self._lock:
             if name not in self._scripts:

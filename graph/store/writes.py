@@ -1,8 +1,10 @@
 """Applying graph updates: one Lua script per step, on the master of the step's vshard.
 
-A failed step is retried with exponential backoff, reading the vshard map from ZooKeeper
-again before each retry (a promotion or a move may have changed the master). A step that
-finds its vshard being moved is applied to the target instance as well.
+Consecutive steps whose vshards one instance serves (an action's two sides, when the
+follower's and the followee's vshards share a master) go to it in one round trip. A failed
+step is retried with exponential backoff, reading the vshard map from ZooKeeper again before
+each retry (a promotion or a move may have changed the master). A step that finds its vshard
+being moved is applied to the target instance as well.
 
 >>> apply([Step("follow_user_out", 17, ("g:{17}:u:1:fwe", "g:{17}:u:1:fwi"), (2, 1700))])
 """
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 
 from graph import topology
 from graph.conf import graph_settings
-from graph.exceptions import GraphUnavailable
+from graph.exceptions import GraphError, GraphUnavailable
 from graph.keys import fence_key
 from graph.store.connections import client
 from graph.store.errors import translated
@@ -39,8 +41,36 @@ class Step:
 
 def apply(steps: Sequence[Step]) -> None:
     """Apply ``steps`` in order, each retried until it succeeds or the attempts run out."""
-    for step in steps:
-        apply_step(step)
+    start = 0
+    while start < len(steps):
+        instance, batch = _same_master(steps, start)
+        if len(batch) == 1 or not _applied_together(instance, batch):
+            for step in batch:  # one by one, with retries (a step applied twice is harmless)
+                apply_step(step)
+        start += len(batch)
+
+
+def _same_master(steps: Sequence[Step], start: int) -> tuple[str, Sequence[Step]]:
+    """The master of ``steps[start]`` and the run of steps from there that it serves."""
+    vshard_map = topology.current_map()
+    instance = vshard_map.master_for(steps[start].vshard)
+    end = start + 1
+    while end < len(steps) and vshard_map.master_for(steps[end].vshard) == instance:
+        end += 1
+    return instance, steps[start:end]
+
+
+def _applied_together(instance: str, batch: Sequence[Step]) -> bool:
+    """Run ``batch`` on ``instance`` in one round trip; False unless every step ran there
+    and no vshard of theirs is being moved (the caller then applies each step on its own)."""
+    calls = [(step.script, [fence_key(step.vshard), *step.keys], list(step.args))
+             for step in batch]
+    try:
+        with translated(instance):
+            results = scripts.run_together(client(instance), calls)
+    except GraphError:
+        return False
+    return all(isinstance(result, str) and not result.startswith(MOVING) for result in results)
 
 
 def apply_step(step: Step) -> None:

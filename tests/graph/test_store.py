@@ -1,10 +1,12 @@
-"""The Redis store: pools per process, idempotent steps, fences and dual writes."""
+"""The Redis store: pools per process, idempotent steps, one round trip per instance, fences
+and dual writes."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
+from prometheus_client import REGISTRY
 
 from graph import actions, keys, selectors, topology, updates
 from graph.edgelog import LogChange
@@ -41,9 +43,20 @@ def test_a_fenced_vshard_refuses_the_step_until_the_fence_lifts() -> None:
     assert selectors.is_following_user(ann, bob)
 
 
-def test_a_moving_vshard_applies_each_step_on_both_instances() -> None:
+def test_steps_on_one_instance_take_one_round_trip() -> None:
+    instance = masters()[0]
+    ann, bob = user_on(instance), user_on(instance)
+    calls = _redis_calls(instance)
+    actions.follow_user(ann, bob)
+    assert _redis_calls(instance) == calls + 1
+    assert selectors.is_following_user(ann, bob)
+    assert selectors.follower_count(bob) == 1
+
+
+@pytest.mark.parametrize("followee_on_source", [False, True])
+def test_a_moving_vshard_applies_each_step_on_both_instances(followee_on_source: bool) -> None:
     source, target = masters()[:2]
-    ann, bob = user_on(source), new_user()
+    ann, bob = user_on(source), (user_on(source) if followee_on_source else new_user())
     vshard = vshard_of(ann)
     admin.clear_fences(target, [vshard])
     admin.set_fences(source, [vshard], f"moving:{target}", None)
@@ -54,6 +67,11 @@ def test_a_moving_vshard_applies_each_step_on_both_instances() -> None:
     finally:
         admin.clear_fences(source, [vshard])
         admin.delete_keys(target, [keys.user_key(ann, kind) for kind in keys.USER_KINDS])
+
+
+def _redis_calls(instance: str) -> float:
+    return REGISTRY.get_sample_value("pinsite_store_call_seconds_count",
+                                     {"backend": "redis", "instance": instance}) or 0.0
 
 
 def _values(names: list[str]) -> dict[str, object]:

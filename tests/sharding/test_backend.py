@@ -1,5 +1,6 @@
 """The MySQL backend (``sharding.mysql``): transactions open with ``BEGIN`` and leave the
-session in autocommit; rollbacks still undo; health checks ping at most once a second."""
+session in autocommit; rollbacks still undo; health checks ping at most once a second;
+statements sent unanswered take effect at once and report their errors at the next use."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import cast
 import pytest
 from django.db import connections, transaction
 
+from sharding import hosts
+from sharding.exceptions import ShardUnavailable
 from sharding.mysql.base import DatabaseWrapper
 
 ALIAS = "mysql001a"
@@ -85,3 +88,54 @@ def test_a_connection_checked_within_a_second_is_not_pinged_again(
     connection._checked_at = time.monotonic() - 2
     connection.close_if_health_check_failed()
     assert pings == [True] and connection.connection is not None
+
+
+def other_session_value(sql: str) -> object:
+    """``sql``'s value read on a connection of its own (not this thread's)."""
+    from sharding.bench import raw_connection
+
+    connection = raw_connection(ALIAS)
+    try:
+        with connection.cursor() as c:
+            c.execute(sql)
+            return c.fetchone()[0]
+    finally:
+        connection.close()
+
+
+def test_an_unanswered_statement_takes_effect_before_its_answer_is_read() -> None:
+    connection = cast(DatabaseWrapper, connections[ALIAS])
+    with connections[ALIAS].cursor() as c:
+        c.execute("SELECT GET_LOCK('pinsite.test.unanswered', 5)")
+        assert c.fetchone()[0] == 1
+    assert other_session_value("SELECT IS_FREE_LOCK('pinsite.test.unanswered')") == 0
+    hosts.send_unanswered(ALIAS, "DO RELEASE_LOCK('pinsite.test.unanswered')")
+    assert connection._unanswered == 1
+    deadline = time.monotonic() + 5  # the server releases it without our reading the answer
+    while other_session_value("SELECT IS_FREE_LOCK('pinsite.test.unanswered')") != 1:
+        assert time.monotonic() < deadline, "the lock was not released"
+        time.sleep(0.01)
+    with connections[ALIAS].cursor() as c:  # the next statement reads the answer first
+        c.execute("SELECT 7")
+        assert c.fetchone()[0] == 7
+    assert connection._unanswered == 0
+
+
+def test_an_unanswered_statement_reports_its_error_at_the_next_use(table: str) -> None:
+    hosts.send_unanswered(ALIAS, f"DO (SELECT id FROM {table}_missing LIMIT 1)")
+    with pytest.raises(ShardUnavailable, match="doesn't exist"), hosts.cursor(ALIAS) as c:
+        c.execute("SELECT 1")
+    with hosts.cursor(ALIAS) as c:  # and the connection serves again afterwards
+        c.execute("SELECT 2")
+        assert c.fetchone()[0] == 2
+
+
+def test_a_transaction_begun_unanswered_commits_and_rolls_back(table: str) -> None:
+    with transaction.atomic(using=ALIAS):
+        assert cast(DatabaseWrapper, connections[ALIAS])._unanswered == 1  # the BEGIN
+        with connections[ALIAS].cursor() as c:
+            c.execute(f"INSERT INTO {table} VALUES (5)")
+        assert other_session_value(f"SELECT COUNT(*) FROM {table}") == 0  # not committed
+    with pytest.raises(RuntimeError), transaction.atomic(using=ALIAS):
+        raise RuntimeError("nothing ran in it")
+    assert rows() == [5]
