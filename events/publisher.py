@@ -5,7 +5,9 @@ An action that has committed its change (the graph: and applied it to Redis) han
 over with :func:`publish_soon` and returns at once, without waiting for RabbitMQ's disk sync.
 The thread takes the first event handed over and whatever follows within
 ``PUBLISH_LINGER_MS``, up to ``PUBLISH_BATCH`` events, and publishes them in one AMQP
-transaction (:func:`events.record.publish`), so concurrent actions share one sync. Nothing
+transaction (:func:`events.record.publish`), so concurrent actions share one sync. It sleeps
+through the linger rather than waking for each event handed over meanwhile: under load those
+wake-ups cost more than the rest of the hand-over. Nothing
 is lost when the process dies first: the rows are committed and unsent in the outbox, and the
 relay publishes them after ``RELAY_GRACE_MS``.
 
@@ -61,10 +63,10 @@ class Publisher:
         linger = int(events_settings.PUBLISH_LINGER_MS) / 1000
         while True:
             batch = [self._queue.get()]
-            deadline = time.monotonic() + linger
+            time.sleep(linger)  # asleep, not woken by every event handed over meanwhile
             while len(batch) < limit:
                 try:
-                    batch.append(self._queue.get(timeout=max(0.0, deadline - time.monotonic())))
+                    batch.append(self._queue.get_nowait())
                 except queue.Empty:
                     break
             try:

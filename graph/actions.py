@@ -44,7 +44,7 @@ class FollowChange:
 def follow_user(follower_id: int | str, user_id: int | str) -> FollowChange:
     """``follower_id`` follows ``user_id`` and, through them, all their boards."""
     follower, target = _users(follower_id, user_id, "follow")
-    with edgelog.follower_lock(follower):
+    with edgelog.follower_lock(follower, ahead=True):
         change = edgelog.record_user_follow(follower, target)
         apply(updates.follow_user(follower, target, change))
         _publish(change)
@@ -54,7 +54,7 @@ def follow_user(follower_id: int | str, user_id: int | str) -> FollowChange:
 def unfollow_user(follower_id: int | str, user_id: int | str) -> FollowChange:
     """Stop following a user; boards of theirs followed explicitly stay followed."""
     follower, target = _users(follower_id, user_id, "unfollow")
-    with edgelog.follower_lock(follower):
+    with edgelog.follower_lock(follower, ahead=True):
         change = edgelog.record_user_unfollow(follower, target)
         apply(updates.unfollow_user(follower, target, change))
         _publish(change)
@@ -64,7 +64,7 @@ def unfollow_user(follower_id: int | str, user_id: int | str) -> FollowChange:
 def follow_board(follower_id: int | str, board_id: int | str) -> FollowChange:
     """Follow one board explicitly (its owner gains an implicit follower, unless followed)."""
     follower, board, owner = _board(follower_id, board_id, "follow")
-    with edgelog.follower_lock(follower):
+    with edgelog.follower_lock(follower, ahead=True):
         change = edgelog.record_board_follow(follower, board, owner)
         apply(updates.follow_board(follower, board, owner, change))
         _publish(change)
@@ -74,7 +74,7 @@ def follow_board(follower_id: int | str, board_id: int | str) -> FollowChange:
 def unfollow_board(follower_id: int | str, board_id: int | str) -> FollowChange:
     """Stop following a board, also one followed only through its owner."""
     follower, board, owner = _board(follower_id, board_id, "unfollow")
-    with edgelog.follower_lock(follower):
+    with edgelog.follower_lock(follower, ahead=True):
         change = edgelog.record_board_unfollow(follower, board, owner)
         apply(updates.unfollow_board(follower, board, owner, change))
         _publish(change)
@@ -88,7 +88,7 @@ def forget_board(board_id: int, owner_id: int) -> int:
     forgotten = 0
     for chunk in selectors.iter_board_side(board_id):
         for follower in chunk:
-            with edgelog.follower_lock(follower):
+            with edgelog.follower_lock(follower, ahead=True):
                 change = edgelog.record_board_forget(follower, board_id, owner_id)
                 apply(updates.forget_board(follower, board_id, owner_id, change))
                 _publish(change)
@@ -109,7 +109,7 @@ def forget_user(user_id: int) -> int:
         owner = lookup.board_owners([board], strict=False).get(board)
         if owner is None:
             continue  # a deleted board: its own deletion drops this follow
-        with edgelog.follower_lock(user_id):
+        with edgelog.follower_lock(user_id, ahead=True):
             change = edgelog.record_board_unfollow(user_id, board, owner)
             apply(updates.unfollow_board(user_id, board, owner, change))
             _publish(change)
@@ -120,7 +120,7 @@ def forget_user(user_id: int) -> int:
 
 
 def _drop_user_follow(follower: int, target: int) -> int:
-    with edgelog.follower_lock(follower):
+    with edgelog.follower_lock(follower, ahead=True):
         change = edgelog.record_user_unfollow(follower, target)
         apply(updates.unfollow_user(follower, target, change))
         _publish(change)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from typing import Any
 
 from events.record import Event
 from graph import events
@@ -30,6 +31,7 @@ from sharding.exceptions import ShardingError
 from sharding.hosts import alias_for_shard, atomic, cursor, schema_name, send_unanswered
 from sharding.ids import MAX_LOCAL, compose, shard_of
 from sharding.mappings import MappingTable, now_sequence
+from sharding.mysql.pipeline import AnswerRejected
 
 Row = tuple[int, int, int]
 
@@ -47,21 +49,47 @@ class LogChange:
 
 
 @contextmanager
-def follower_lock(follower: int) -> Iterator[None]:
+def follower_lock(follower: int, ahead: bool = False) -> Iterator[None]:
     """Serialise the graph writes of one follower (log write and Redis update together).
-    The release is sent without waiting for its acknowledgement."""
+
+    With ``ahead`` the lock is sent without waiting for it, and the body's first statement on
+    the follower's shard, which must be inside the body's transaction there, reads and
+    checks it: a lock not granted fails that statement and the transaction rolls back.
+    The release is always sent without waiting for its acknowledgement."""
     alias = alias_for_shard(shard_of(follower))
     name = f"pinsite.graph.{int(follower)}"
-    with cursor(alias) as c:
-        c.execute("SELECT GET_LOCK(%s, %s)", [name, int(graph_settings.LOCK_SECONDS)])
-        granted = c.fetchone()[0]
-    if granted != 1:
-        raise GraphUnavailable(f"user {follower} has another graph write in progress")
+    take = f"SELECT GET_LOCK('{name}', {int(graph_settings.LOCK_SECONDS)})"
+    refused = f"user {follower} has another graph write in progress"
+    if ahead:
+        send_unanswered(alias, take, check=_granted)
+    else:
+        with cursor(alias) as c:
+            c.execute(take)
+            if c.fetchone()[0] != 1:
+                raise GraphUnavailable(refused)
     try:
         yield
+    except ShardingError as exc:
+        if ahead and _caused_by(exc, AnswerRejected):
+            raise GraphUnavailable(refused) from exc
+        raise
     finally:
         with suppress(ShardingError):
             send_unanswered(alias, f"DO RELEASE_LOCK('{name}')")
+
+
+def _granted(result: Any) -> None:
+    if result.fetch_row() != ((1,),):
+        raise AnswerRejected("the follower lock was not granted")
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, kind):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def record_user_follow(follower: int, target: int) -> LogChange:

@@ -15,6 +15,7 @@ from django.db import DatabaseError, IntegrityError, connections, transaction
 
 from sharding.exceptions import ShardingError, ShardMapError, ShardUnavailable
 from sharding.mysql.base import DatabaseWrapper
+from sharding.mysql.pipeline import Check
 from sharding.topology import current_map
 
 
@@ -51,14 +52,14 @@ def cursor(alias: str) -> Iterator[Any]:
         raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc
 
 
-def send_unanswered(alias: str, sql: str) -> None:
-    """Send ``sql``, a statement that returns no rows, on ``alias`` without waiting for its
-    acknowledgement (the backend reads it before the connection's next use; see
-    :mod:`sharding.mysql.base`)."""
+def send_unanswered(alias: str, sql: str, check: Check | None = None) -> None:
+    """Send ``sql`` on ``alias`` without waiting for its answer: the connection's next
+    statement (sent first), commit, rollback or check reads it, gives it to ``check``, and
+    raises its error (see :mod:`sharding.mysql.pipeline`)."""
     connection = connections[alias]
     assert isinstance(connection, DatabaseWrapper), f"{alias} is not a shard host"
     try:
-        connection.send_unanswered(sql)
+        connection.send_unanswered(sql, check)
     except DatabaseError as exc:
         _discard_broken(alias)
         raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc

@@ -36,7 +36,7 @@ def ping(instance: str) -> bool:
 
 def info(instance: str, section: str) -> dict[str, Any]:
     with translated(instance):
-        return dict(client(instance).info(section))
+        return dict(client(instance).info(section))  # type: ignore[arg-type]
 
 
 def used_memory(instance: str) -> int:
@@ -142,7 +142,7 @@ def delete_keys(instance: str, key_names: Sequence[str]) -> int:
     deleted = 0
     for chunk in _chunks(list(key_names), BATCH):
         with translated(instance):
-            deleted += int(client(instance).unlink(*chunk))
+            deleted += int(client(instance).unlink(*chunk))  # type: ignore[arg-type]
     return deleted
 
 
@@ -176,11 +176,11 @@ def set_member(instance: str, name: str, member: int, value: int | bool | None) 
     with translated(instance):
         c = client(instance)
         if value is None:
-            {"zset": c.zrem, "set": c.srem, "hash": c.hdel}[kind](name, member)
+            {"zset": c.zrem, "set": c.srem, "hash": c.hdel}[kind](name, str(member))
         elif kind == "zset":
-            c.zadd(name, {str(member): int(value)})
+            c.zadd(name, {str(member): int(value)})  # type: ignore[arg-type]
         elif kind == "hash":
-            c.hset(name, str(member), int(value))
+            c.hset(name, str(member), int(value))  # type: ignore[arg-type]
         else:
             c.sadd(name, member)
 

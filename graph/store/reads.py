@@ -96,8 +96,8 @@ def _ranges(c: redis.Redis, offsets: dict[str, int], after: Cursor | None,
     pipe = c.pipeline(transaction=False)
     top = "+inf" if after is None else after[0]
     for key, offset in offsets.items():
-        pipe.zrange(key, top, "-inf", desc=True, byscore=True, offset=offset, num=count,
-                    withscores=True)
+        pipe.zrange(key, top, "-inf", desc=True, byscore=True,  # type: ignore[arg-type]
+                    offset=offset, num=count, withscores=True)
     return pipe.execute()
 
 
@@ -118,5 +118,5 @@ def hash_chunks(vshard: int, key: str, count: int) -> Iterator[dict[str, str]]:
 
 
 def _hscan(c: redis.Redis, key: str, position: int, count: int) -> tuple[int, dict[str, str]]:
-    position, chunk = c.hscan(key, position, count=count)
+    position, chunk = c.hscan(key, position, count=count)  # type: ignore[misc]
     return int(position), dict(chunk)  # type: ignore[arg-type]

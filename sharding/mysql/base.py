@@ -13,11 +13,13 @@ in each request: a round trip per host per request. Here a connection that passe
 one that died in that second fails its query, and the sharding layer drops it (the next use
 reconnects).
 
-Statements whose answer is only an acknowledgement (``BEGIN``, releasing a named lock) are
-sent without waiting for it (:meth:`DatabaseWrapper.send_unanswered`): the server runs them
-at once, and the acknowledgement is read before the connection's next statement, commit,
-rollback or check, by when it has long arrived. A follow pays two waits less. An error in
-such a statement is raised by that next use. Everything else is Django's backend.
+Statements whose answer is not needed at once (``BEGIN``, a named lock taken before a
+transaction's first statement, its release) are sent without waiting for it
+(:meth:`DatabaseWrapper.send_unanswered`, :mod:`sharding.mysql.pipeline`): the server runs
+them at once, in order, and their answers are read, and checked, with the connection's next
+statement (which is sent first), or before its commit, rollback or check. A follow pays three
+waits less. An error in such a statement is raised by that next use. Everything else is
+Django's backend.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from typing import Any
 
 from django.db import DatabaseError
 from django.db.backends.mysql import base
+
+from sharding.mysql import pipeline
 
 HEALTH_CHECK_SECONDS = 1.0
 
@@ -41,43 +45,37 @@ class DatabaseWrapper(base.DatabaseWrapper):
     _checked_at = 0.0
     health_check_done: bool
 
-    # Statements sent whose acknowledgements are not read yet.
-    _unanswered = 0
+    def get_connection_params(self) -> dict[str, Any]:
+        params = super().get_connection_params()
+        params["cursorclass"] = pipeline.PipelinedCursor
+        return params
 
     def get_new_connection(self, conn_params: dict[str, Any]) -> Any:
         connection = super().get_new_connection(conn_params)
         self._server_autocommit = False
         self._checked_at = time.monotonic()
-        self._unanswered = 0
         return connection
 
-    def send_unanswered(self, sql: str) -> None:
-        """Send ``sql``, a statement that returns no rows, without waiting for its answer."""
+    def send_unanswered(self, sql: str, check: pipeline.Check | None = None) -> None:
+        """Send ``sql`` without waiting for its answer, which is read (and given to ``check``)
+        before the connection's next statement, commit, rollback or check."""
         self.ensure_connection()
-        self.read_answers()
         with self.wrap_database_errors:
-            self.connection.send_query(sql.encode())
-        self._unanswered += 1
+            pipeline.send(self.connection, sql, check)
 
     def read_answers(self) -> None:
-        """Read the acknowledgements of statements sent by :meth:`send_unanswered`."""
-        while self._unanswered:
-            self._unanswered -= 1
+        """Read the answers of statements sent by :meth:`send_unanswered`."""
+        if self.connection is not None:
             with self.wrap_database_errors:
-                self.connection.read_query_result()
-
-    def create_cursor(self, name: Any = None) -> Any:
-        self.read_answers()
-        return super().create_cursor(name)
+                pipeline.settle(self.connection)
 
     def commit(self) -> None:
         self.read_answers()
         super().commit()
 
     def rollback(self) -> None:
-        if self.connection is not None and self._unanswered:
-            with suppress(DatabaseError):  # the rollback below reports a dead connection
-                self.read_answers()
+        with suppress(DatabaseError):  # the rollback below reports a dead connection
+            self.read_answers()
         super().rollback()
 
     def is_usable(self) -> bool:
@@ -88,7 +86,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
         return bool(super().is_usable())
 
     def close(self) -> None:
-        self._unanswered = 0
+        if self.connection is not None:
+            pipeline.forget(self.connection)
         super().close()
 
     def close_if_health_check_failed(self) -> None:

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
+from pytest_django import Settings
 
 from events import publisher
 from graph import actions, selectors
 from graph.events import FOLLOW_CHANGED
-from graph.exceptions import GraphNotFound, InvalidGraphInput
+from graph.exceptions import GraphNotFound, GraphUnavailable, InvalidGraphInput
 from graph.tables import USER_FOLLOWS_BOARD, USER_FOLLOWS_USER, USER_UNFOLLOWS_BOARD
 from pins.types import BOARD, USER
 from sharding import mappings
+from sharding.bench import raw_connection
+from sharding.hosts import alias_for_shard
 from sharding.ids import compose, shard_of
 from tests.events.helpers import recorded
 from tests.graph.helpers import new_board, new_user
@@ -204,3 +208,28 @@ def test_rejected_input_writes_nothing() -> None:
     with pytest.raises(InvalidGraphInput):
         actions.follow_user(ann, ann)
     assert list(mappings.iterate(USER_FOLLOWS_USER, ann)) == []
+
+
+def test_a_follow_waits_for_the_followers_lock_and_fails_cleanly_without_it(
+        settings: Settings, follow_events: list[dict[str, Any]]) -> None:
+    ann, bob, cat = new_user(), new_user(), new_user()
+    alias = alias_for_shard(shard_of(ann))
+    holder = raw_connection(alias)  # another writer holds ann's lock
+    try:
+        with holder.cursor() as c:
+            c.execute(f"SELECT GET_LOCK('pinsite.graph.{ann}', 5)")
+            assert c.fetchone()[0] == 1
+        settings.PINSITE_GRAPH = {**settings.PINSITE_GRAPH, "LOCK_SECONDS": 1}
+        started = time.monotonic()
+        with pytest.raises(GraphUnavailable, match="another graph write in progress"):
+            actions.follow_user(ann, bob)
+        assert time.monotonic() - started >= 0.9  # it waited LOCK_SECONDS for the lock
+        assert not mappings.contains(USER_FOLLOWS_USER, ann, bob)  # rolled back
+        assert not selectors.is_following_user(ann, bob)
+        with holder.cursor() as c:
+            c.execute(f"DO RELEASE_LOCK('pinsite.graph.{ann}')")
+        assert actions.follow_user(ann, cat).changed  # the same connection serves again
+        publisher.flush()
+        assert [event["target_id"] for event in follow_events] == [cat]
+    finally:
+        holder.close()

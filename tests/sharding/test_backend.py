@@ -13,6 +13,7 @@ from django.db import connections, transaction
 
 from sharding import hosts
 from sharding.exceptions import ShardUnavailable
+from sharding.mysql import pipeline
 from sharding.mysql.base import DatabaseWrapper
 
 ALIAS = "mysql001a"
@@ -110,7 +111,7 @@ def test_an_unanswered_statement_takes_effect_before_its_answer_is_read() -> Non
         assert c.fetchone()[0] == 1
     assert other_session_value("SELECT IS_FREE_LOCK('pinsite.test.unanswered')") == 0
     hosts.send_unanswered(ALIAS, "DO RELEASE_LOCK('pinsite.test.unanswered')")
-    assert connection._unanswered == 1
+    assert len(pipeline.owed(connection.connection)) == 1
     deadline = time.monotonic() + 5  # the server releases it without our reading the answer
     while other_session_value("SELECT IS_FREE_LOCK('pinsite.test.unanswered')") != 1:
         assert time.monotonic() < deadline, "the lock was not released"
@@ -118,7 +119,7 @@ def test_an_unanswered_statement_takes_effect_before_its_answer_is_read() -> Non
     with connections[ALIAS].cursor() as c:  # the next statement reads the answer first
         c.execute("SELECT 7")
         assert c.fetchone()[0] == 7
-    assert connection._unanswered == 0
+    assert pipeline.owed(connection.connection) == []
 
 
 def test_an_unanswered_statement_reports_its_error_at_the_next_use(table: str) -> None:
@@ -132,7 +133,7 @@ def test_an_unanswered_statement_reports_its_error_at_the_next_use(table: str) -
 
 def test_a_transaction_begun_unanswered_commits_and_rolls_back(table: str) -> None:
     with transaction.atomic(using=ALIAS):
-        assert cast(DatabaseWrapper, connections[ALIAS])._unanswered == 1  # the BEGIN
+        assert len(pipeline.owed(connections[ALIAS].connection)) == 1  # the BEGIN
         with connections[ALIAS].cursor() as c:
             c.execute(f"INSERT INTO {table} VALUES (5)")
         assert other_session_value(f"SELECT COUNT(*) FROM {table}") == 0  # not committed

@@ -1,0 +1,98 @@
+"""Statements sent ahead of their answers on one MySQLdb connection.
+
+MySQL answers a connection's statements in the order they were sent, so a client may send a
+statement before it reads the answers to earlier ones. :func:`send` sends one and notes that
+its answer is owed; :func:`settle` reads every owed answer (running each one's check on it).
+The connections' cursors (:class:`PipelinedCursor`) send their statement first and settle
+what is owed before reading their own answer: a ``BEGIN`` or a lock sent ahead then costs no
+wait of its own.
+
+An owed answer that is an error, or that its check rejects, is raised once every answer
+owed, including the cursor's own, has been read (the connection stays usable); the statements
+sent after it have run all the same, which is why a lock sent ahead is only safe before
+statements of a transaction that the error then rolls back.
+
+>>> send(connection, "SELECT GET_LOCK('x', 5)", check=granted)
+>>> cursor.execute("INSERT ...")   # the lock's answer is read, and checked, here
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from MySQLdb import OperationalError
+from MySQLdb.cursors import Cursor
+
+Check = Callable[[Any], None]
+"""Called with an owed answer's result (``None`` for a statement without rows)."""
+
+
+class AnswerRejected(OperationalError):
+    """An owed answer failed its check (a lock not granted, say)."""
+
+
+def send(connection: Any, sql: str, check: Check | None = None) -> None:
+    """Send ``sql`` on the MySQLdb ``connection`` without reading its answer."""
+    connection.send_query(sql.encode())
+    owed(connection).append(check)
+
+
+def owed(connection: Any) -> list[Check | None]:
+    """The checks of the answers ``connection`` still owes, oldest first."""
+    found: list[Check | None] | None = getattr(connection, "pinsite_owed", None)
+    if found is None:
+        found = connection.pinsite_owed = []
+    return found
+
+
+def settle(connection: Any) -> None:
+    """Read every answer ``connection`` owes; raise the first error among them."""
+    checks = owed(connection)
+    if not checks:
+        return
+    pending, checks[:] = list(checks), []
+    first: Exception | None = None
+    for check in pending:
+        try:
+            connection.read_query_result()
+            result = connection.store_result()
+            if check is not None:
+                check(result)
+        except Exception as exc:  # read the rest first: the connection stays in step
+            first = first or exc
+    if first is not None:
+        raise first
+
+
+def forget(connection: Any) -> None:
+    """Drop what ``connection`` owes (it is being closed)."""
+    owed(connection).clear()
+
+
+class PipelinedCursor(Cursor):
+    """A cursor that sends its statement before it settles the connection's owed answers."""
+
+    def _query(self, q: bytes) -> Any:
+        db = self._get_db()
+        if not owed(db):
+            return super()._query(q)
+        self._result = None
+        self.warning_count = 0
+        self.rowcount = None
+        self.lastrowid = None
+        db.send_query(q)
+        try:
+            settle(db)
+        except Exception:
+            try:  # this statement's own answer is owed as well
+                db.read_query_result()
+                db.store_result()
+            except Exception:
+                pass
+            raise
+        db.read_query_result()
+        self._do_get_result(db)
+        self._post_get_result()
+        self._executed = q
+        return self.rowcount
