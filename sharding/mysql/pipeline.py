@@ -19,6 +19,7 @@ statements of a transaction that the error then rolls back.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import suppress
 from typing import Any
 
 from MySQLdb import OperationalError
@@ -85,11 +86,9 @@ class PipelinedCursor(Cursor):
         try:
             settle(db)
         except Exception:
-            try:  # this statement's own answer is owed as well
+            with suppress(Exception):  # its own answer is owed as well; the first error wins
                 db.read_query_result()
                 db.store_result()
-            except Exception:
-                pass
             raise
         db.read_query_result()
         self._do_get_result(db)
