@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import uuid
 
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from graph import keys, topology
 from graph.keys import Value
@@ -46,6 +48,7 @@ def masters() -> list[str]:
 def verify_all() -> dict[str, object]:
     """The report of ``graph verify --all --json``."""
     out = io.StringIO()
-    call_command("graph", "verify", "--all", "--json", stdout=out)
+    with contextlib.suppress(CommandError):  # differences: the report says which
+        call_command("graph", "verify", "--all", "--json", stdout=out)
     report: dict[str, object] = json.loads(out.getvalue())
     return report

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from io import StringIO
 
+import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from graph import actions, keys, repair, selectors, topology
 from graph.store import admin
@@ -90,6 +92,19 @@ def test_verify_command_prints_json_for_scripts() -> None:
     call_command("graph", "verify", "--user", str(ann), "--json", stdout=out)
     report = json.loads(out.getvalue())
     assert report["difference_count"] == 0 and report["log_rows"] == 1
+
+
+def test_verify_command_exits_1_when_redis_differs_from_the_log() -> None:
+    ann, bob = new_user(), new_user()
+    actions.follow_user(ann, bob)
+    admin.delete_keys(topology.master_for(vshard_of(ann)), [keys.user_key(ann, keys.FOLLOWING)])
+    out = StringIO()
+    with pytest.raises(CommandError, match="1 differences") as raised:
+        call_command("graph", "verify", "--user", str(ann), "--json", stdout=out)
+    assert raised.value.returncode == 1
+    assert json.loads(out.getvalue())["difference_count"] == 1  # the report is printed first
+    repair.rebuild_user(ann)
+    call_command("graph", "verify", "--user", str(ann), stdout=StringIO())  # clean: status 0
 
 
 def test_rebuild_command_reports_what_it_rewrote() -> None:

@@ -69,11 +69,16 @@ class Command(SubcommandCommand):
                           f"{', '.join(current.masters())}")
 
     def handle_verify(self, json: bool = False, **options: Any) -> None:
+        """Print the report; exit with status 1 when Redis differs from the log (as ``diff``
+        does), so scripts and monitors can rely on the status alone."""
         report = _verify(options)
         if json:
             self.print_json(report.to_json())
-            return
-        self._print_report(report)
+        else:
+            self._print_report(report)
+        if report.differences:
+            raise CommandError(f"{len(report.differences)} differences between the edge log and "
+                               "Redis (`manage.py graph rebuild` rewrites them)", returncode=1)
 
     def handle_rebuild(self, json: bool = False, quiet: bool = False, **options: Any) -> None:
         with progress(0, "keys rewritten", enabled=not (quiet or json)) as bar:
