@@ -29,6 +29,9 @@ DEFAULTS: dict[str, Any] = {
     "FENCE_SECONDS": 30,
     "MOVED_FENCE_SECONDS": 86400,
     "PROMOTE_WAIT_SECONDS": 30,
+    # The promoted instance's vshards stay fenced while they are rebuilt from the edge log,
+    # at most this long (the fence expires if the promotion dies half-way).
+    "RECONCILE_FENCE_SECONDS": 60,
 }
 
 graph_settings = Settings("PINSITE_GRAPH", DEFAULTS)

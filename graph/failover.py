@@ -4,8 +4,14 @@ If the old master still answers, its writes are paused, the replica is allowed t
 and after the switch the old master becomes the new master's replica (the source's "reuse the
 old master as the new slave"). Either way the replica runs ``REPLICAOF NO ONE`` and the map
 changes by compare-and-set; running processes switch through their watch (and writers that
-fail re-read the map at once). Writes the dead master acknowledged but never replicated are
-still in the edge log: ``graph verify --all`` finds them and ``graph rebuild`` restores them.
+fail re-read the map at once).
+
+Every promotion ends by reconciling the promoted instance with the edge log: its vshards
+are fenced (``reconciling``) before the map switches, rebuilt from the log
+(:func:`graph.repair.rebuild`, only the vshards it now serves), and opened. Writes the dead
+master acknowledged but never replicated come back this way. Writers meanwhile are refused
+by the fence and retry (``WRITE_ATTEMPTS``); one that gives up first has its change in the
+log, where ``graph verify`` finds it.
 
 >>> promote("redis001a").new_master
 'redis001b'
@@ -16,11 +22,13 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass
 
-from graph import topology
+from graph import repair, topology
 from graph.conf import graph_settings
 from graph.exceptions import GraphError, PromotionError
 from graph.store import admin
 from graph.vshardmap import VShardMap
+
+RECONCILING = "reconciling"
 
 
 @dataclass(frozen=True)
@@ -32,6 +40,8 @@ class PromotionReport:
     caught_up: bool
     new_replica: str | None
     map_version: int
+    keys_reconciled: int
+    reconcile_seconds: float
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
@@ -47,13 +57,24 @@ def promote(instance: str, wait_seconds: float | None = None) -> PromotionReport
     wait = float(graph_settings.PROMOTE_WAIT_SECONDS if wait_seconds is None else wait_seconds)
     reachable = admin.ping(old)
     caught_up = _drain(old, replica, wait) if reachable else False
+    served = before.vshards_of(old)
     admin.promote_replica(replica)
-    after = topology.change_map(lambda current: current.promoted(old, old if reachable else None),
-                                expected_version=before.version)
-    if reachable:
-        _demote(old, replica)
-    return PromotionReport(old, replica, len(before.vshards_of(old)), reachable, caught_up,
-                           old if reachable else None, after.version)
+    admin.set_fences(replica, served, RECONCILING, float(graph_settings.RECONCILE_FENCE_SECONDS))
+    try:
+        after = topology.change_map(
+            lambda current: current.promoted(old, old if reachable else None),
+            expected_version=before.version)
+        if reachable:
+            _demote(old, replica)
+        topology.refresh()
+        started = time.monotonic()
+        rebuilt = repair.rebuild(served)
+        took = time.monotonic() - started
+    finally:
+        admin.clear_fences(replica, served)
+    return PromotionReport(old, replica, len(served), reachable, caught_up,
+                           old if reachable else None, after.version, rebuilt.keys_rewritten,
+                           round(took, 2))
 
 
 def attach_replica(master: str, replica: str, wait_seconds: float = 60.0) -> VShardMap:

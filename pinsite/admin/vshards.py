@@ -48,8 +48,8 @@ def promote(request: HttpRequest, instance: str) -> HttpResponse:
                if ranges else f"{instance} is not a master: if it is a replica, it is promoted.",
                "If the old master answers, its writes pause until the replica has caught up, "
                "and afterwards it replicates the new master.",
-               "Writes a dead master never replicated are still in the edge log: run a verify "
-               "and rebuild afterwards."]
+               "Then the promoted instance's vshards are rebuilt from the edge log (writes "
+               "to them wait meanwhile), which restores what a dead master never replicated."]
     return confirmed_action(request, title=f"Promote the Redis replica of {instance}",
                             details=details, perform=lambda: _report(instance),
                             done="admin:operations-vshards")
@@ -64,4 +64,6 @@ def _report(instance: str) -> str:
     else:
         old = "now replicates it (its replica had not caught up in time)"
     return (f"Promoted {report.new_master} in place of {report.old_master} for "
-            f"{report.vshards} vshards (map version {report.map_version}); old master {old}.")
+            f"{report.vshards} vshards (map version {report.map_version}); old master {old}; "
+            f"{report.keys_reconciled} keys rewritten from the edge log in "
+            f"{report.reconcile_seconds:.2f}s.")
