@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from sharding.exceptions import ShardMapError
 from sharding.hosts import shard_aliases
+from sharding.replication import replication_problems
 from sharding.schema import HostReport, init_host
 from sharding.shardmap import ShardMap, ShardRange
 from sharding.topology import change_map, shard_map_document
@@ -19,8 +20,18 @@ def _check_configured(*hosts: str | None) -> None:
 
 
 def attach_replica(master: str, replica: str | None) -> ShardMap:
-    """Record ``replica`` (or none) as the hot standby of every range ``master`` serves."""
+    """Record ``replica`` (or none) as the hot standby of every range ``master`` serves,
+    once it is one: replicating from ``master`` by GTID, both threads running, read-only.
+    A promotion picks the standby blindly, so a stale or divergent one must never be
+    recorded."""
     _check_configured(master, replica)
+    if replica:
+        problems = replication_problems(replica, master)
+        if problems:
+            raise ShardMapError(
+                f"{replica} is not a replica of {master}: {'; '.join(problems)}. Make it one "
+                f"first (in the local stack: python3 -m devstack reclone {replica} {master}); "
+                "the map is unchanged")
     return change_map(lambda current: current.with_replica(master, replica))
 
 

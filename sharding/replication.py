@@ -70,6 +70,36 @@ def host_health(alias: str) -> HostHealth:
                       row["gtid"], replica["Last_IO_Error"] or replica["Last_SQL_Error"] or None)
 
 
+def replication_problems(replica: str, master: str) -> list[str]:
+    """Why ``replica`` is not a hot standby of ``master`` (empty when it is one): it must
+    replicate from ``master``'s address with GTIDs, both threads running, and be read-only."""
+    try:
+        with admin_cursor(replica, timeout=2) as c:
+            c.execute("SELECT @@global.read_only AS ro")
+            read_only = bool(c.fetchone()["ro"])
+            c.execute("SHOW SLAVE STATUS")
+            status = c.fetchone()
+    except ShardUnavailable as exc:
+        return [f"{replica} cannot be reached ({exc.__cause__ or exc})"]
+    problems = [] if read_only else [f"{replica} is writable (read_only is OFF)"]
+    if status is None:
+        return [*problems, f"{replica} replicates from nothing"]
+    source = (str(status["Master_Host"]), int(status["Master_Port"]))
+    wanted = (str(settings.DATABASES[master]["HOST"]), int(settings.DATABASES[master]["PORT"]))
+    if source != wanted:
+        problems.append(f"{replica} replicates from {source[0]}:{source[1]}, not from {master} "
+                        f"({wanted[0]}:{wanted[1]})")
+    if status.get("Using_Gtid", "No") == "No":
+        problems.append(f"{replica} replicates by binlog position, not by GTID")
+    stopped = [name for name in ("Slave_IO_Running", "Slave_SQL_Running")
+               if status[name] != "Yes"]
+    if stopped:
+        error = status["Last_IO_Error"] or status["Last_SQL_Error"]
+        problems.append(f"{replica}'s {' and '.join(stopped)} is not running"
+                        + (f" ({error})" if error else ""))
+    return problems
+
+
 def fence(alias: str) -> bool:
     """Make a master read-only for the application; False if it cannot be reached."""
     try:

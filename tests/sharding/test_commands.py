@@ -1,4 +1,5 @@
-"""``manage.py shards``: decode, init, show, open, attach-replica — and clear errors."""
+"""``manage.py shards``: decode, init, show, open, attach-replica (only a real replica) — and
+clear errors."""
 
 import io
 import json
@@ -96,3 +97,16 @@ def test_attaching_a_replica_records_it_in_the_map() -> None:
 def test_attaching_an_unconfigured_replica_is_a_command_error() -> None:
     with pytest.raises(CommandError, match="not configured"):
         _run("attach-replica", current_map().masters()[0], "mysql999b")
+
+
+def test_attaching_a_server_that_does_not_replicate_the_master_is_refused() -> None:
+    first, second = current_map().ranges[0], current_map().ranges[-1]
+    assert first.master != second.master and second.replica is not None
+    before = current_map()
+    with pytest.raises(CommandError) as writable:  # another master: writable, no source
+        _run("attach-replica", first.master, second.master)
+    assert "is writable" in str(writable.value) and "replicates from nothing" in str(writable.value)
+    assert "devstack reclone" in str(writable.value)
+    with pytest.raises(CommandError, match=f"not from {first.master}"):  # another's replica
+        _run("attach-replica", first.master, second.replica)
+    assert current_map() == before
