@@ -52,6 +52,7 @@ class MariaDB(Service):
     """
 
     kind: ClassVar[str] = "mariadb"
+    fenced_when_replaced: ClassVar[bool] = True
     start_timeout: ClassVar[float] = 60.0
     stop_timeout: ClassVar[float] = 60.0
 
@@ -180,7 +181,7 @@ class MariaDB(Service):
             "rpl_semi_sync_master_wait_point": "AFTER_SYNC",
             "rpl_semi_sync_master_timeout": "10000",
         }
-        if self.role == MASTER:
+        if self.role == MASTER and not self.without_replica:
             settings["rpl_semi_sync_master_enabled"] = "ON"
         else:
             settings.update(rpl_semi_sync_slave_enabled="ON", read_only="ON")
@@ -260,6 +261,14 @@ class MariaDB(Service):
         if not isinstance(self.master, MariaDB):
             raise CommandFailed(f"{self.name} is a replica without a MariaDB master")
         return self.master
+
+    def acts_as_master(self) -> bool:
+        """A promoted replica: it replicates from nothing and takes writes."""
+        return not self.slave_status() and not self._is_read_only()
+
+    def fence(self) -> None:
+        if self.healthy():
+            self.sql("SET GLOBAL read_only = ON")
 
     def _is_read_only(self) -> bool:
         rows = self.sql("SELECT @@GLOBAL.read_only AS ro")

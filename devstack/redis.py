@@ -99,9 +99,16 @@ class Redis(Service):
                 return int(fields["lag"]) if fields.get("lag", "").isdigit() else None
         return None
 
+    def acts_as_master(self) -> bool:
+        return self.info("replication").get("role") == "master"
+
     def bootstrap(self) -> None:
-        """Wait until a replica's link to its master is up (if the master is up)."""
+        """Wait until a replica's link to its master is up (if the master is up). An old
+        master that runs as one still is made a replica first (it drops its data)."""
         if self.role == REPLICA and self.master is not None and self.master.probe():
+            if self.acts_as_master():
+                with RespConnection(self.host, self.port) as conn:
+                    conn.command("REPLICAOF", self.master.host, str(self.master.port))
             self.wait_linked()
 
     def wait_linked(self, timeout: float = 20.0) -> None:

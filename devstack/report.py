@@ -27,6 +27,8 @@ def _row(cells: tuple[str, ...], widths: list[int]) -> str:
 def replication_text(row: dict[str, Any]) -> str:
     """A short summary of a replica's state (``-`` for non-replicas)."""
     state = row.get("replication")
+    if row["role"] == "fenced":
+        return "old master, writes refused: `reclone` makes it a replica"
     if row["role"] != "replica" or not row["healthy"]:
         return "-"
     if not state:

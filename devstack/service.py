@@ -23,7 +23,7 @@ from devstack import health, process
 from devstack.errors import StartError
 from devstack.profile import HOST
 
-SINGLE, MASTER, REPLICA = "single", "master", "replica"
+SINGLE, MASTER, REPLICA, FENCED = "single", "master", "replica", "fenced"
 
 
 class Service:
@@ -32,6 +32,9 @@ class Service:
     kind: ClassVar[str] = "service"
     start_timeout: ClassVar[float] = 60.0
     stop_timeout: ClassVar[float] = 30.0
+    # An old master of this kind is fenced, not made a replica, when its replica is promoted
+    # (see :mod:`devstack.roles`).
+    fenced_when_replaced: ClassVar[bool] = False
 
     def __init__(self, name: str, port: int, home: Path, *, role: str = SINGLE,
                  master: Service | None = None, host: str = HOST) -> None:
@@ -41,6 +44,8 @@ class Service:
         self.role = role
         self.master = master
         self.host = host
+        # A master whose replica is fenced (after a promotion) has none to wait for.
+        self.without_replica = False
         self._log_starts: dict[Path, int] = {}
 
     def __repr__(self) -> str:
@@ -103,6 +108,13 @@ class Service:
         """Replica state for ``status``; None for services that do not replicate."""
         return None
 
+    def acts_as_master(self) -> bool:
+        """Whether this running server serves as a master now (a promoted replica does)."""
+        return False
+
+    def fence(self) -> None:
+        """Refuse writes if running (a fenced old master); ``up`` does not start it."""
+
     def before_start(self) -> None:
         """Start helper processes the server needs (e.g. epmd)."""
 
@@ -151,7 +163,11 @@ class Service:
                              env=self.environ(), cwd=self.home)
 
     def up(self) -> bool:
-        """Make the service run, healthy and bootstrapped; True if it was started."""
+        """Make the service run, healthy and bootstrapped; True if it was started. A fenced
+        server is only fenced (if running) and left as it is."""
+        if self.role == FENCED:
+            self.fence()
+            return False
         started = self.ensure_running()
         self.bootstrap()
         return started

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from devstack import process
+from devstack import process, roles
 from devstack.errors import DevstackError, StartError
 from devstack.mariadb import MariaDB
 from devstack.pairs import mysql_pair
@@ -43,6 +43,13 @@ class Stack:
     def __init__(self, profile: str | None = None) -> None:
         self.profile: Profile = resolve_profile(profile)
         self.services: dict[str, Service] = build_services(self.profile)
+        roles.apply(self.services, roles.load(self.profile.var_dir))
+
+    def follow_promotions(self) -> list[str]:
+        """Take on the promotions made while the stack ran (see :mod:`devstack.roles`)."""
+        if not self.profile.var_dir.exists():
+            return []
+        return roles.follow_promotions(self.services, self.profile.var_dir)
 
     def select(self, names: Iterable[str] | None = None) -> list[Service]:
         """The named services (all when ``names`` is empty), in definition order."""
@@ -66,6 +73,8 @@ class Stack:
                 started.append(service.name)
 
         with self.exclusive():
+            self.follow_promotions()
+            chosen = _with_dependencies(self.select(names))
             errors = run_ordered(chosen, bring_up, after=lambda s: s.depends_on,
                                  early=lambda s: s.prepare())
         if errors:
@@ -91,6 +100,7 @@ class Stack:
 
     def status(self, names: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """One dict per service: name, kind, role, host, port, pid, healthy, master, replication."""
+        self.follow_promotions()
         chosen = self.select(names)
         with ThreadPoolExecutor(max_workers=len(chosen) or 1) as pool:
             return list(pool.map(lambda service: service.status(), chosen))
@@ -143,7 +153,9 @@ class Stack:
         replica, master = self.service(replica_name), self.service(master_name)
         if not isinstance(replica, MariaDB) or not isinstance(master, MariaDB):
             raise DevstackError("reclone works on MariaDB services only")
-        reclone(replica, master)
+        with self.exclusive():
+            reclone(replica, master)
+            roles.recloned(self.services, self.profile.var_dir, replica, master)
 
     @contextlib.contextmanager
     def exclusive(self) -> Iterator[None]:

@@ -1,0 +1,132 @@
+"""The local stack follows promotions (:mod:`devstack.roles`): after a replica was promoted
+behind its back, ``status`` shows the new roles, ``up`` brings an old Redis master back as
+the new master's replica and leaves an old MariaDB master stopped and fenced, and both are
+remembered by the next command."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from devstack import roles
+from devstack.mariadb import MariaDB
+from devstack.pairs import destroy, mysql_pair
+from devstack.reclone import reclone
+from devstack.redis import Redis
+from devstack.resp import RespConnection
+from devstack.service import FENCED, MASTER, REPLICA, Service
+from devstack.stack import Stack
+from tests.polling import wait_until
+
+
+@pytest.fixture
+def redis_pair(tmp_path: Path) -> Iterator[dict[str, Service]]:
+    base = Stack().profile.port_base
+    master = Redis("redisr1a", base + 461, tmp_path / "redisr1a", role=MASTER, persistent=True)
+    replica = Redis("redisr1b", base + 462, tmp_path / "redisr1b", role=REPLICA, master=master,
+                    persistent=True)
+    try:
+        master.up()
+        replica.up()
+        yield {"redisr1a": master, "redisr1b": replica}
+    finally:
+        destroy(master, replica)
+
+
+@pytest.fixture
+def mariadb_pair(tmp_path: Path) -> Iterator[dict[str, Service]]:
+    base = Stack().profile.port_base
+    master, replica = mysql_pair("mysqlr1a", "mysqlr1b", base + 451, base + 452, tmp_path)
+    try:
+        yield {"mysqlr1a": master, "mysqlr1b": replica}
+    finally:
+        destroy(master, replica)
+
+
+def redis_command(service: Service, *args: str) -> object:
+    with RespConnection(service.host, service.port) as conn:
+        return conn.command(*args)
+
+
+def test_an_old_redis_master_comes_back_as_the_promoted_ones_replica(
+        redis_pair: dict[str, Service], tmp_path: Path) -> None:
+    old, new = redis_pair["redisr1a"], redis_pair["redisr1b"]
+    redis_command(old, "SET", "before", "1")
+    assert wait_until(lambda: redis_command(new, "GET", "before") == "1")
+    redis_command(new, "REPLICAOF", "NO", "ONE")  # what `graph promote` does
+    old.kill(signal.SIGKILL)
+    redis_command(new, "SET", "after", "2")
+
+    changes = roles.follow_promotions(redis_pair, tmp_path)
+
+    assert changes == ["redisr1b is master, redisr1a its replica (promoted while the stack ran)"]
+    assert (new.role, new.master, old.role, old.master) == (MASTER, None, REPLICA, new)
+    assert new.status()["role"] == "master" and old.status()["role"] == "replica"
+    assert old.up()  # started as the new master's replica, not as a second master
+    assert redis_command(old, "GET", "after") == "2"
+    assert old.replication()["master_link_status"] == "up"  # type: ignore[index]
+    assert roles.follow_promotions(redis_pair, tmp_path) == []  # nothing new
+    again = _fresh_redis_pair(redis_pair)  # the next command's view, from the record
+    roles.apply(again, roles.load(tmp_path))
+    assert (again["redisr1b"].role, again["redisr1a"].role) == (MASTER, REPLICA)
+    assert again["redisr1a"].master is again["redisr1b"]
+    promoted = again["redisr1b"]
+    assert isinstance(promoted, Redis) and "replicaof" not in promoted.render_conf()
+
+
+def test_an_old_redis_master_still_running_as_a_master_is_made_a_replica(
+        redis_pair: dict[str, Service], tmp_path: Path) -> None:
+    old, new = redis_pair["redisr1a"], redis_pair["redisr1b"]
+    redis_command(new, "REPLICAOF", "NO", "ONE")  # promoted; the old master never stopped
+    redis_command(new, "SET", "after", "3")
+    roles.follow_promotions(redis_pair, tmp_path)
+    assert not old.up()  # it ran already: made a replica in place
+    assert "role:slave" in str(redis_command(old, "INFO", "replication"))
+    assert wait_until(lambda: redis_command(old, "GET", "after") == "3")
+
+
+def test_an_old_mariadb_master_is_fenced_until_recloned(
+        mariadb_pair: dict[str, Service], tmp_path: Path) -> None:
+    old, new = mariadb_pair["mysqlr1a"], mariadb_pair["mysqlr1b"]
+    assert isinstance(old, MariaDB) and isinstance(new, MariaDB)
+    old.kill(signal.SIGKILL)
+    new.sql("STOP SLAVE; RESET SLAVE ALL; SET GLOBAL read_only = OFF")  # `shards promote`
+
+    changes = roles.follow_promotions(mariadb_pair, tmp_path)
+
+    assert changes == ["mysqlr1b is master, mysqlr1a fenced (promoted while the stack ran; "
+                       "`reclone mysqlr1a mysqlr1b` makes it a replica)"]
+    assert (new.role, old.role) == (MASTER, FENCED)
+    assert not old.up() and not old.is_running()  # left stopped
+    assert old.status()["role"] == "fenced"
+    assert "rpl_semi_sync_master_enabled" not in new.render_cnf()  # no replica to wait for
+    assert new.up() is False  # the promoted master is fine as it is: no replication wait
+
+    reclone(old, new)
+    roles.recloned(mariadb_pair, tmp_path, old, new)
+
+    recorded = roles.load(tmp_path)
+    assert recorded["mysqlr1a"]["role"] == REPLICA and recorded["mysqlr1a"]["master"] == "mysqlr1b"
+    assert recorded["mysqlr1b"] == {"role": MASTER, "master": None, "without_replica": False}
+    assert "rpl_semi_sync_master_enabled=ON" in new.render_cnf()
+    assert old.replication()["io_running"] == "Yes"  # type: ignore[index]
+
+
+def test_a_running_old_mariadb_master_is_fenced_read_only(
+        mariadb_pair: dict[str, Service], tmp_path: Path) -> None:
+    old, new = mariadb_pair["mysqlr1a"], mariadb_pair["mysqlr1b"]
+    assert isinstance(old, MariaDB) and isinstance(new, MariaDB)
+    new.sql("STOP SLAVE; RESET SLAVE ALL; SET GLOBAL read_only = OFF")
+    roles.follow_promotions(mariadb_pair, tmp_path)
+    assert not old.up()
+    assert old.sql("SELECT @@GLOBAL.read_only AS ro")[0]["ro"] == "1"
+
+
+def _fresh_redis_pair(pair: dict[str, Service]) -> dict[str, Service]:
+    old, new = pair["redisr1a"], pair["redisr1b"]
+    master = Redis(old.name, old.port, old.home, role=MASTER, persistent=True)
+    replica = Redis(new.name, new.port, new.home, role=REPLICA, master=master, persistent=True)
+    return {master.name: master, replica.name: replica}
