@@ -63,9 +63,9 @@ class Stack:
     def up(self, names: Iterable[str] | None = None) -> list[str]:
         """Start what is not running, wait for health, bootstrap; returns the started names.
 
-        The masters of named replicas are brought up too.
+        The masters of named replicas are brought up too, with the roles that promotions
+        left (:mod:`devstack.roles`).
         """
-        chosen = _with_dependencies(self.select(names))
         started: list[str] = []
 
         def bring_up(service: Service) -> None:
