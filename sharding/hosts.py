@@ -6,16 +6,17 @@ Every logical shard is a schema ``db%05d`` on its physical master; sharded SQL n
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connections, transaction
 
-from sharding.exceptions import ShardingError, ShardMapError, ShardUnavailable
+from sharding.exceptions import ShardingError, ShardMapError, ShardMapUnavailable, ShardUnavailable
 from sharding.mysql.base import DatabaseWrapper
 from sharding.mysql.pipeline import Check
+from sharding.shardmap import ShardMap
 from sharding.topology import current_map
 
 
@@ -29,9 +30,9 @@ def shard_aliases() -> list[str]:
     return [alias for alias in settings.DATABASES if alias != "default"]
 
 
-def alias_for_shard(shard: int) -> str:
-    """The Django alias of the master that serves ``shard`` now."""
-    master = current_map().master_for(shard)
+def alias_for_shard(shard: int, shard_map: ShardMap | None = None) -> str:
+    """The Django alias of the master that serves ``shard`` now (in ``shard_map``)."""
+    master = (shard_map or current_map()).master_for(shard)
     if master not in settings.DATABASES:
         raise ShardMapError(f"shard host {master} is in the shard map but not configured "
                             "(PINSITE_SHARD_HOSTS)")
@@ -40,8 +41,11 @@ def alias_for_shard(shard: int) -> str:
 
 @contextmanager
 def cursor(alias: str) -> Iterator[Any]:
-    """A cursor on ``alias``; driver errors become :mod:`sharding.exceptions` errors."""
+    """A cursor on ``alias``; driver errors become :mod:`sharding.exceptions` errors. Outside
+    a transaction, a statement during which ``alias`` stopped being a master raises too (see
+    :func:`_still_serving`)."""
     connection = connections[alias]
+    before = None if connection.in_atomic_block else _map_or_none()
     try:
         with connection.cursor() as raw_cursor:
             yield raw_cursor
@@ -50,6 +54,8 @@ def cursor(alias: str) -> Iterator[Any]:
     except DatabaseError as exc:
         _discard_broken(alias)
         raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc
+    if before is not None:
+        _still_serving(alias, before, lambda shard_map: alias in shard_map.masters())
 
 
 def send_unanswered(alias: str, sql: str, check: Check | None = None) -> None:
@@ -77,14 +83,39 @@ def _discard_broken(alias: str) -> None:
 
 @contextmanager
 def atomic(shard: int) -> Iterator[str]:
-    """A transaction on the master of ``shard``; yields its alias."""
-    alias = alias_for_shard(shard)
+    """A transaction on the master of ``shard``; yields its alias. If the shard moved to
+    another master while it ran, its commit raises (see :func:`_still_serving`)."""
+    before = current_map()
+    alias = alias_for_shard(shard, before)
     try:
         with transaction.atomic(using=alias):
             yield alias
     except DatabaseError as exc:
         _discard_broken(alias)
         raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc
+    if not connections[alias].in_atomic_block:  # the outermost block: it committed
+        _still_serving(alias, before, lambda shard_map: shard_map.master_for(shard) == alias)
+
+
+def _still_serving(alias: str, before: ShardMap, serves: Callable[[ShardMap], bool]) -> None:
+    """Raise if the shard map changed during a write so that ``alias`` no longer serves it.
+
+    A master that a promotion replaced while it was unreachable (stopped, cut off) may still
+    finish the statements it had received once it comes back, and answer them after its
+    semi-synchronous wait times out. Those rows are on the deposed master only, so the write
+    must not be acknowledged: the caller gets :class:`ShardUnavailable` instead."""
+    now = _map_or_none()
+    if now is None or now is before or not serves(before) or serves(now):
+        return
+    raise ShardUnavailable(f"shard host {alias} stopped serving this write's shards while it "
+                           "ran (a promotion): the write is not acknowledged; retry it")
+
+
+def _map_or_none() -> ShardMap | None:
+    try:
+        return current_map()
+    except ShardMapUnavailable:
+        return None
 
 
 def after_commit(alias: str, callback: Any) -> None:

@@ -11,8 +11,8 @@ from devstack import Stack
 from pins.types import PIN
 from sharding import objects
 from sharding.coordination import WatchedDocument
-from sharding.exceptions import ShardMapConflict, ShardMapUnavailable
-from sharding.hosts import alias_for_shard
+from sharding.exceptions import ShardMapConflict, ShardMapUnavailable, ShardUnavailable
+from sharding.hosts import alias_for_shard, atomic, cursor
 from sharding.shardmap import ShardMap
 from sharding.topology import change_map, current_map, shard_map_document
 from tests.polling import wait_until
@@ -77,6 +77,56 @@ def test_the_router_switches_hosts_when_the_map_changes() -> None:
     finally:
         change_map(lambda m: ShardMap(before.ranges, m.version))
     assert _eventually(lambda: alias_for_shard(shard) == master)
+
+
+TABLE = "pinsite_events.test_deposed_rows"
+
+
+@pytest.fixture
+def deposed() -> Iterator[tuple[int, str]]:
+    """A shard and its master; the test may switch the map to the replica (undone after)."""
+    before = current_map()
+    master = before.masters()[0]
+    with cursor(master) as c:
+        c.execute(f"CREATE TABLE IF NOT EXISTS {TABLE} (id INT PRIMARY KEY) ENGINE=InnoDB")
+    try:
+        yield before.shards_of(master)[0], master
+    finally:
+        change_map(lambda m: ShardMap(before.ranges, m.version))
+        assert _eventually(lambda: current_map().masters() == before.masters())
+        with cursor(master) as c:
+            c.execute(f"DROP TABLE IF EXISTS {TABLE}")
+
+
+def test_a_transaction_whose_master_was_replaced_meanwhile_is_not_acknowledged(
+        deposed: tuple[int, str]) -> None:
+    shard, master = deposed
+    with pytest.raises(ShardUnavailable, match="not acknowledged"), atomic(shard) as alias:
+        with cursor(alias) as c:
+            c.execute(f"INSERT INTO {TABLE} VALUES (1)")
+        change_map(lambda m: m.promoted(master))  # a promotion while the write was in flight
+        assert _eventually(lambda: alias_for_shard(shard) != master)
+
+
+def test_a_statement_whose_host_stopped_being_a_master_meanwhile_is_not_acknowledged(
+        deposed: tuple[int, str]) -> None:
+    _, master = deposed
+    with pytest.raises(ShardUnavailable, match="not acknowledged"), cursor(master) as c:
+        c.execute(f"INSERT INTO {TABLE} VALUES (2)")
+        change_map(lambda m: m.promoted(master))
+        assert _eventually(lambda: master not in current_map().masters())
+    with cursor(master) as c:  # no longer a master before the statement: a plain read
+        c.execute(f"SELECT COUNT(*) FROM {TABLE}")
+        assert c.fetchone()[0] == 1
+
+
+def test_an_unchanged_map_acknowledges_as_before(deposed: tuple[int, str]) -> None:
+    shard, _ = deposed
+    with atomic(shard) as alias, cursor(alias) as c:
+        c.execute(f"INSERT INTO {TABLE} VALUES (3)")
+    change_map(lambda m: m)  # a new version naming the same masters
+    with atomic(shard) as alias, cursor(alias) as c:
+        c.execute(f"INSERT INTO {TABLE} VALUES (4)")
 
 
 @pytest.fixture
