@@ -59,11 +59,14 @@ class MariaDB(Service):
     def __init__(self, name: str, port: int, home: Path, *, role: str = SINGLE,
                  master: MariaDB | None = None, host: str = "127.0.0.1",
                  server_id: int | None = None, gtid_domain_id: int = 0,
-                 database: str | None = None) -> None:
+                 database: str | None = None, net_timeout: int = 20) -> None:
         super().__init__(name, port, home, role=role, master=master, host=host)
         self.server_id = server_id or port
         self.gtid_domain_id = gtid_domain_id
         self.database = database
+        # A replica that hears nothing from its master for this long reconnects (it sends a
+        # heartbeat every half of it): how soon a replica notices a stopped master.
+        self.net_timeout = net_timeout
 
     @property
     def cnf_file(self) -> Path:
@@ -177,7 +180,7 @@ class MariaDB(Service):
             "binlog_format": "ROW", "log_slave_updates": "ON", "sync_binlog": "1",
             "gtid_strict_mode": "ON", "gtid_domain_id": str(self.gtid_domain_id),
             "binlog_expire_logs_seconds": "259200", "max_binlog_size": "64M",
-            "slave_net_timeout": "20",
+            "slave_net_timeout": str(self.net_timeout),
             "rpl_semi_sync_master_wait_point": "AFTER_SYNC",
             "rpl_semi_sync_master_timeout": "10000",
         }

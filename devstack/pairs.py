@@ -21,13 +21,14 @@ from devstack.service import MASTER, REPLICA, Service
 
 
 def mysql_pair(name_a: str, name_b: str, port_a: int, port_b: int,
-               root_dir: Path) -> tuple[MariaDB, MariaDB]:
+               root_dir: Path, net_timeout: int = 20) -> tuple[MariaDB, MariaDB]:
     """Start (or reuse) a GTID + semi-sync pair under ``root_dir``: ``name_a`` replicated to
-    ``name_b``. Both are healthy, bootstrapped and replicating on return."""
+    ``name_b`` (which notices a silent master after ``net_timeout`` seconds). Both are
+    healthy, bootstrapped and replicating on return."""
     master = MariaDB(name_a, port_a, Path(root_dir) / name_a, role=MASTER,
-                     gtid_domain_id=port_a)
+                     gtid_domain_id=port_a, net_timeout=net_timeout)
     replica = MariaDB(name_b, port_b, Path(root_dir) / name_b, role=REPLICA, master=master,
-                      gtid_domain_id=port_a)
+                      gtid_domain_id=port_a, net_timeout=net_timeout)
     errors = run_ordered([master, replica], lambda service: service.up(),
                          after=lambda service: service.depends_on,
                          early=lambda service: service.prepare())

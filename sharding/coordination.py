@@ -67,6 +67,13 @@ class ZooKeeper:
                 self._connected = self._client.start_async()
             return self._client
 
+    def require(self) -> KazooClient:
+        """The connected client, or :class:`ShardMapUnavailable`."""
+        client = self.connected_client()
+        if client is None:
+            raise ShardMapUnavailable("ZooKeeper cannot be reached")
+        return client
+
     def connected_client(self, timeout: float | None = None) -> KazooClient | None:
         """The client if it is (or within ``timeout`` becomes) connected, else ``None``."""
         client = self.client()
@@ -102,7 +109,8 @@ def _failing_closed(action: str) -> Iterator[None]:
         raise ShardMapUnavailable(f"cannot {action}: ZooKeeper failed ({exc!r})") from exc
 
 
-def _root_path(name: str) -> str:
+def root_path(name: str) -> str:
+    """The ZooKeeper path of ``name`` under this deployment's root (``ZK_ROOT``)."""
     return f"{sharding_settings.ZK_ROOT.rstrip('/')}/{name}"
 
 
@@ -126,7 +134,7 @@ class WatchedDocument(Generic[T]):
 
     @property
     def path(self) -> str:
-        return _root_path(self.name)
+        return root_path(self.name)
 
     def get(self) -> T:
         """The current value: from the watch, else the last-known-good file."""

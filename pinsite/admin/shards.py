@@ -1,15 +1,17 @@
-"""The shard map page: ranges, masters, replicas, their health and replica lag; promoting a
-master's replica (:func:`sharding.failover.promote`)."""
+"""The shard map page: ranges, masters, replicas, their health and replica lag; the
+orchestrator's automatic failovers; promoting a master's replica
+(:func:`sharding.failover.promote`)."""
 
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from django.http import HttpRequest, HttpResponse
 
 from pinsite.admin.pages import attempt, confirmed_action, render_page
-from sharding import failover
+from sharding import failover, orchestrator
 from sharding.replication import HostHealth, host_health
 from sharding.topology import current_map
 
@@ -42,9 +44,16 @@ def shard_map_view() -> ShardMapView:
 
 
 def shard_map(request: HttpRequest) -> HttpResponse:
-    """Ranges, masters, replicas, health and lag."""
+    """Ranges, masters, replicas, health and lag; the newest orchestrator events."""
     view, error = attempt(shard_map_view)
-    return render_page(request, "shards.html", "Shard map", {"map": view, "error": error})
+    events, _ = attempt(lambda: [
+        {**entry, "when": datetime.fromtimestamp(float(entry["time"]), UTC)}
+        for entry in reversed(orchestrator.history()[-HISTORY_SHOWN:])])
+    return render_page(request, "shards.html", "Shard map",
+                       {"map": view, "error": error, "failovers": events or []})
+
+
+HISTORY_SHOWN = 20
 
 
 def promote(request: HttpRequest, master: str) -> HttpResponse:

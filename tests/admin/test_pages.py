@@ -6,6 +6,8 @@ import pytest
 from django.test import Client
 
 from pins.actions import create_board, create_pin, create_pinner
+from sharding import orchestrator
+from sharding.coordination import root_path, zookeeper
 from tests.events.helpers import stale_row
 from tests.pins.helpers import image_bytes, unique_username
 
@@ -43,6 +45,18 @@ def test_shard_map_shows_ranges_hosts_and_lag(staff: Client) -> None:
     for text in ("0-31", "32-63", "mysql001a", "mysql001b", "mysql002a", "Lag (s)",
                  "/admin/operations/shards/mysql001a/promote/"):
         assert text in content
+
+
+def test_shard_map_lists_the_orchestrators_failovers(staff: Client) -> None:
+    assert "Automatic failovers" in staff.get("/admin/operations/shards/").content.decode()
+    orchestrator.record({"kind": "promoted", "master": "mysqlx1a", "replica": "mysqlx1b",
+                         "fenced": True, "detail": "3 failed probes in a row; mysqlx1b had lost "
+                                                   "it too"})
+    try:
+        content = staff.get("/admin/operations/shards/").content.decode()
+        assert "mysqlx1a" in content and "mysqlx1b had lost it too" in content
+    finally:
+        zookeeper.require().delete(root_path(orchestrator.HISTORY))
 
 
 def test_vshard_map_shows_ranges_and_instances(staff: Client) -> None:

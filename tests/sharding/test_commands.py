@@ -110,3 +110,13 @@ def test_attaching_a_server_that_does_not_replicate_the_master_is_refused() -> N
     with pytest.raises(CommandError, match=f"not from {first.master}"):  # another's replica
         _run("attach-replica", first.master, second.replica)
     assert current_map() == before
+
+
+def test_orchestrator_options_are_checked_and_history_starts_empty() -> None:
+    with pytest.raises(CommandError, match="--failures must be at least 1"):
+        call_command("orchestrator", "run", "--failures", "0")
+    with pytest.raises(CommandError, match="--interval must be more than 0"):
+        call_command("orchestrator", "run", "--interval", "0")
+    out = io.StringIO()
+    call_command("orchestrator", "history", stdout=out)
+    assert out.getvalue() == "no failovers yet\n"

@@ -1,0 +1,55 @@
+"""``manage.py orchestrator run|history``: automatic failover of the shard masters."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from datetime import UTC, datetime
+from typing import Any
+
+from django.core.management.base import CommandError, CommandParser
+
+from sharding import orchestrator
+from sharding.exceptions import ShardingError, ShardMapUnavailable
+from toolkit.commands import SubcommandCommand, require_counts
+
+
+class Command(SubcommandCommand):
+    help = "Watch the shard masters and fail a dead one over to its replica (run two or more)."
+    error_types = (ShardingError, ShardMapUnavailable)
+
+    def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
+        run = self.add_subparser(subparsers, parent, "run",
+                                 "lead (or wait to lead) until SIGTERM or Ctrl-C")
+        run.add_argument("--interval", type=float, default=1.0,
+                         help="seconds between probe rounds (default 1)")
+        run.add_argument("--failures", type=int, default=3,
+                         help="failed probes in a row before a master counts as dead "
+                              "(default 3)")
+        self.add_subparser(subparsers, parent, "history",
+                           "the promotions and fences carried out, oldest first",
+                           json_output=True)
+
+    def handle_run(self, interval: float, failures: int, **_: Any) -> None:
+        require_counts(("--failures", failures))
+        if interval <= 0:
+            raise CommandError("--interval must be more than 0 seconds")
+        stop = threading.Event()
+        for number in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(number, lambda *_: stop.set())
+        self.stdout.write(f"orchestrator: probing every {interval:g}s, failing over after "
+                          f"{failures} failed probes in a row")
+        orchestrator.run(orchestrator.Orchestrator(interval, failures), stop)
+
+    def handle_history(self, json: bool = False, **_: Any) -> None:
+        entries = orchestrator.history()
+        if json:
+            self.print_json(entries)
+            return
+        if not entries:
+            self.stdout.write("no failovers yet")
+        for entry in entries:
+            when = datetime.fromtimestamp(entry["time"], UTC).strftime("%Y-%m-%d %H:%M:%S")
+            replica = f" -> {entry['replica']}" if entry.get("replica") else ""
+            self.stdout.write(f"{when}  {entry['kind']:<16} {entry['master']}{replica}  "
+                              f"{entry.get('detail', '')}")

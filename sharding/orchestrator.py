@@ -1,0 +1,177 @@
+"""Automatic failover of shard masters: ``manage.py orchestrator run``.
+
+Run two or more. One leads (a kazoo ``Election`` under ``<ZK_ROOT>/orchestrator/election``)
+and the others wait to take over. Every ``interval`` seconds the leader probes each master of
+the shard map (:func:`sharding.replication.host_health`). It fails a master over only when
+both of these hold:
+
+* the master failed ``failures`` probes in a row;
+* its replica has lost it too (its replication I/O thread is not running).
+
+A master that is only slow (stopped for less than the detection window), or cut off from the
+orchestrator alone, is left alone. The failover is :func:`sharding.failover.promote`, the
+code of ``shards promote``: fence the old master if it answers, let the replica apply its
+relay log, open it, and switch the map by compare-and-set. A second orchestrator acting on
+the same failure loses the compare-and-set, and the old master is no longer in the map. Every
+promotion, and every refusal that is worth an operator's eye, goes to the history
+(``orchestrator history``, the admin's shard page).
+
+A deposed master that answers again is set read-only at once. Writes it had in flight when
+it was replaced are not acknowledged to their clients (:func:`sharding.hosts.atomic`).
+
+>>> Orchestrator(interval=1.0, failures=3).check_once()
+[]
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from kazoo.exceptions import BadVersionError, NoNodeError
+
+from sharding import failover, replication
+from sharding.coordination import root_path, zookeeper
+from sharding.exceptions import ShardingError, ShardMapUnavailable
+from sharding.topology import current_map
+
+log = logging.getLogger("pinsite.orchestrator")
+
+ELECTION = "orchestrator/election"
+HISTORY = "orchestrator/history"
+KEPT = 200  # history entries kept
+
+
+@dataclass
+class Orchestrator:
+    """The leader's loop: probes, decisions, promotions, fences."""
+
+    interval: float = 1.0
+    failures: int = 3
+    misses: dict[str, int] = field(default_factory=dict)
+
+    def check_once(self) -> list[dict[str, Any]]:
+        """One round over every master of the map; returns the events it recorded."""
+        events = []
+        shard_map = current_map()
+        for master in shard_map.masters():
+            health = replication.host_health(master)
+            if health.reachable:
+                self.misses.pop(master, None)
+                continue
+            self.misses[master] = self.misses.get(master, 0) + 1
+            log.warning("%s failed probe %d of %d: %s", master, self.misses[master],
+                        self.failures, health.error)
+            if self.misses[master] >= self.failures:
+                event = self._decide(master, shard_map.ranges_of(master)[0].replica)
+                if event is not None:
+                    events.append(event)
+        events += self._fence_deposed(shard_map.masters())
+        for event in events:
+            record(event)
+        return events
+
+    def _decide(self, master: str, replica: str | None) -> dict[str, Any] | None:
+        if replica is None:
+            return self._once(master, "no replica to promote")
+        seen = replication.host_health(replica)
+        if not seen.reachable:
+            return self._once(master, f"its replica {replica} is unreachable too")
+        if seen.replicating:
+            log.warning("%s: its replica %s still replicates from it: not failed over",
+                        master, replica)
+            return None
+        detail = f"{self.misses[master]} failed probes in a row; {replica} had lost it too"
+        started = time.monotonic()
+        report = failover.promote(master)
+        self.misses.pop(master, None)
+        log.warning("promoted %s in place of %s", report.new_master, master)
+        return {"kind": "promoted", "master": master, "replica": report.new_master,
+                "fenced": report.fenced, "gtid": report.gtid, "shards": report.shards,
+                "map_version": report.map_version,
+                "seconds": round(time.monotonic() - started, 2), "detail": detail}
+
+    def _once(self, master: str, why: str) -> dict[str, Any] | None:
+        """A refusal, recorded once per outage (when the count first reaches the limit)."""
+        if self.misses[master] != self.failures:
+            return None
+        return {"kind": "not failed over", "master": master, "detail": why}
+
+    def _fence_deposed(self, masters: list[str]) -> list[dict[str, Any]]:
+        """Set read-only every deposed master that answers again and is not yet fenced."""
+        fenced = []
+        for old in deposed(history(), masters):
+            if old not in settings.DATABASES:
+                continue  # no longer configured: nothing to reach
+            health = replication.host_health(old)
+            if health.reachable and not health.read_only and replication.fence(old):
+                fenced.append({"kind": "fenced", "master": old,
+                               "detail": "deposed master answered again: set read-only"})
+        return fenced
+
+
+def deposed(entries: list[dict[str, Any]], masters: list[str]) -> list[str]:
+    """Old masters of recorded promotions that no later entry fenced, and that are not
+    masters again (a host recloned and promoted back serves again)."""
+    pending: dict[str, bool] = {}
+    for entry in entries:
+        if entry["kind"] == "promoted" and not entry.get("fenced"):
+            pending[entry["master"]] = True
+        elif entry["kind"] == "fenced":
+            pending.pop(entry["master"], None)
+    return [old for old in pending if old not in masters]
+
+
+def run(orchestrator: Orchestrator, stop: threading.Event) -> None:
+    """Wait for leadership, then lead until ``stop`` is set (or the session is lost)."""
+    client = zookeeper.require()
+    identifier = f"{socket.gethostname()}:{os.getpid()}"
+    election = client.Election(root_path(ELECTION), identifier)
+
+    def lead() -> None:
+        log.warning("orchestrator %s leads", identifier)
+        while not stop.is_set():
+            try:
+                orchestrator.check_once()
+            except (ShardingError, ShardMapUnavailable) as exc:
+                log.warning("orchestrator round failed: %s", exc)
+            stop.wait(orchestrator.interval)
+
+    watcher = threading.Thread(target=lambda: (stop.wait(), election.cancel()), daemon=True)
+    watcher.start()
+    while not stop.is_set():
+        election.run(lead)
+
+
+def record(event: dict[str, Any]) -> None:
+    """Append ``event`` (with its time) to the history node, keeping the newest ``KEPT``."""
+    client = zookeeper.require()
+    path = root_path(HISTORY)
+    entry = {"time": round(time.time(), 3), **event}
+    while True:
+        client.ensure_path(path)
+        raw, stat = client.get(path)
+        entries = json.loads(raw) if raw else []
+        try:
+            client.set(path, json.dumps([*entries, entry][-KEPT:]).encode(),
+                       version=stat.version)
+            return
+        except BadVersionError:
+            continue
+
+
+def history() -> list[dict[str, Any]]:
+    """Every recorded event, oldest first."""
+    try:
+        raw, _ = zookeeper.require().get(root_path(HISTORY))
+    except NoNodeError:
+        return []
+    found: list[dict[str, Any]] = json.loads(raw) if raw else []
+    return found
