@@ -47,6 +47,13 @@ def test_smartfeed_counts_below_one_are_a_command_error(option: str) -> None:
         call_command("bench", "smartfeed", option, "0")
 
 
+@pytest.mark.parametrize(("runs", "message"), [("0", "--runs must be at least 1"),
+                                               ("21", "--runs must be at most 20")])
+def test_failover_runs_out_of_range_are_a_command_error(runs: str, message: str) -> None:
+    with pytest.raises(CommandError, match=message):
+        call_command("bench", "failover", "--runs", runs)
+
+
 def test_the_smartfeed_benchs_stand_ins_take_the_generators_arguments() -> None:
     from feed.smart import bench, generator
 

@@ -55,6 +55,11 @@ class Command(SubcommandCommand):
         smart.add_argument("--samples", type=int, default=300, help="timed calls per figure")
         smart.add_argument("--reads", type=int, default=20_000,
                            help="home-feed reads of the availability run (three phases)")
+        failover = self.add_subparser(subparsers, parent, "failover",
+                                      "SIGKILL a shard master with the orchestrator running: "
+                                      "seconds to the next acknowledged write", json_output=True)
+        failover.add_argument("--runs", type=int, default=5, help="kills, a new pair each "
+                                                                   "(default 5)")
         site = self.add_subparser(subparsers, parent, "site",
                                   "the whole site over HTTP under a mix of clients, beside the "
                                   "same requests in process", json_output=True)
@@ -119,6 +124,16 @@ class Command(SubcommandCommand):
         require_counts(("--inserts", inserts), ("--samples", samples), ("--reads", reads))
         figures = bench.run_bench(inserts=inserts, samples=samples, reads=reads,
                                   progress=(lambda _: None) if json else self.stderr.write)
+        self.report(figures, json)
+
+    def handle_failover(self, runs: int, json: bool = False, **_: Any) -> None:
+        from sharding import bench_failover
+
+        require_counts(("--runs", runs))
+        if runs > 20:
+            raise CommandError("--runs must be at most 20")
+        figures = bench_failover.run(runs=runs,
+                                     progress=(lambda _: None) if json else self.stderr.write)
         self.report(figures, json)
 
     def handle_site(self, clients: int, seconds: float, samples: int, workers: int,
