@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from kazoo.exceptions import BadVersionError, NoNodeError
+from kazoo.exceptions import BadVersionError, KazooException, NoNodeError
 
 from sharding import failover, replication
 from sharding.coordination import root_path, zookeeper
@@ -142,12 +142,18 @@ def run(orchestrator: Orchestrator, stop: threading.Event) -> None:
                 orchestrator.check_once()
             except (ShardingError, ShardMapUnavailable) as exc:
                 log.warning("orchestrator round failed: %s", exc)
+            except Exception:  # one bad round must not end the leader's watch
+                log.exception("orchestrator round failed")
             stop.wait(orchestrator.interval)
 
     watcher = threading.Thread(target=lambda: (stop.wait(), election.cancel()), daemon=True)
     watcher.start()
     while not stop.is_set():
-        election.run(lead)
+        try:
+            election.run(lead)
+        except KazooException as exc:  # the session went (ZooKeeper down): stand again
+            log.warning("orchestrator %s lost ZooKeeper (%r); standing again", identifier, exc)
+            stop.wait(orchestrator.interval)
 
 
 def record(event: dict[str, Any]) -> None:
