@@ -46,7 +46,17 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
     ports = _free_ports()
     root = tmp_path_factory.mktemp("failover")
     master, replica = mysql_pair(MASTER, REPLICA, *ports, root)
-    environment = {
+    environment = pair_environment(ports, root)
+    try:
+        yield Pair(environment, master, ports[1])
+    finally:
+        destroy(master, replica)
+
+
+def pair_environment(ports: tuple[int, int], root: Path) -> dict[str, str]:
+    """The environment of processes that route shards 0-3 to the pair on ``ports``, with a
+    shard map of their own."""
+    return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "pinsite.test_settings",
         "PINSITE_SHARD_HOSTS": f"{MASTER}=127.0.0.1:{ports[0]},{REPLICA}=127.0.0.1:{ports[1]}",
@@ -56,10 +66,6 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
         "PINSITE_VAR": str(root / "var"),
         "PYTHONPATH": str(REPO),
     }
-    try:
-        yield Pair(environment, master, ports[1])
-    finally:
-        destroy(master, replica)
 
 
 def _free_ports() -> tuple[int, int]:

@@ -9,12 +9,10 @@ read-only, and the write it had in flight is not acknowledged to the writer.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,6 +32,7 @@ from tests.sharding.test_failover import (
     _free_ports,
     _manage,
     _stored_local_ids,
+    pair_environment,
 )
 
 NET_TIMEOUT = 4  # the replica notices a silent master after this long
@@ -44,16 +43,7 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
     ports = _free_ports()
     root = tmp_path_factory.mktemp("orchestrator")
     master, replica = mysql_pair(MASTER, REPLICA, *ports, root, net_timeout=NET_TIMEOUT)
-    environment = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "pinsite.test_settings",
-        "PINSITE_SHARD_HOSTS": f"{MASTER}=127.0.0.1:{ports[0]},{REPLICA}=127.0.0.1:{ports[1]}",
-        "PINSITE_SHARD_PAIRS": f"{MASTER}:{REPLICA}",
-        "PINSITE_SHARD_COUNT": "4",
-        "PINSITE_ZK_ROOT": f"/pinsite-orchestrator-{uuid.uuid4().hex[:8]}",
-        "PINSITE_VAR": str(root / "var"),
-        "PYTHONPATH": str(REPO),
-    }
+    environment = pair_environment(ports, root)
     try:
         _manage(environment, "shards", "init", "--quiet")
         yield Pair(environment, master, ports[1])
@@ -111,8 +101,7 @@ def assert_nothing_acknowledged_is_lost(pair: Pair, writer: Writer) -> None:
 @pytest.mark.slow
 def test_a_killed_master_is_failed_over_without_a_command(
         pair: Pair, orchestrators: list[subprocess.Popen[str]]) -> None:
-    writer = Writer(pair.environment)
-    writer.wait_for(lambda: len(writer.acknowledged) >= 100)
+    writer = writing(pair, 100)
     killed = time.monotonic()
     pair.master.kill(signal.SIGKILL)
     writer.wait_for(lambda: writer.errors, timeout=10)
@@ -127,11 +116,17 @@ def test_a_killed_master_is_failed_over_without_a_command(
     assert [r["master"] for r in shown["ranges"]] == [REPLICA]
 
 
+def writing(pair: Pair, count: int = 50) -> Writer:
+    """A writer process that has ``count`` acknowledged rows already."""
+    writer = Writer(pair.environment)
+    writer.wait_for(lambda: len(writer.acknowledged) >= count)
+    return writer
+
+
 @pytest.mark.slow
 def test_a_briefly_stopped_master_is_not_failed_over(
         pair: Pair, orchestrators: list[subprocess.Popen[str]]) -> None:
-    writer = Writer(pair.environment)
-    writer.wait_for(lambda: len(writer.acknowledged) >= 50)
+    writer = writing(pair)
     pair.master.kill(signal.SIGSTOP)
     time.sleep(NET_TIMEOUT / 2)  # shorter than the replica's patience
     pair.master.kill(signal.SIGCONT)
@@ -145,8 +140,7 @@ def test_a_briefly_stopped_master_is_not_failed_over(
 @pytest.mark.slow
 def test_a_master_stopped_longer_is_failed_over_and_refuses_writes_when_it_resumes(
         pair: Pair, orchestrators: list[subprocess.Popen[str]]) -> None:
-    writer = Writer(pair.environment)
-    writer.wait_for(lambda: len(writer.acknowledged) >= 50)
+    writer = writing(pair)
     pair.master.kill(signal.SIGSTOP)
     assert wait_until(lambda: len(promotions(pair)) == 1, timeout=60)
     pair.master.kill(signal.SIGCONT)  # it wakes up with the writer's statement in flight
