@@ -39,6 +39,7 @@ class Command(SubcommandCommand):
             signal.signal(number, lambda *_: stop.set())
         self.stdout.write(f"orchestrator: probing every {interval:g}s, failing over after "
                           f"{failures} failed probes in a row")
+        self.stdout.flush()  # before the long run, also when stdout is a file
         orchestrator.run(orchestrator.Orchestrator(interval, failures), stop)
 
     def handle_history(self, json: bool = False, **_: Any) -> None:
