@@ -73,7 +73,8 @@ def run(stack: Stack, args: argparse.Namespace) -> int:
     if command == "up":
         began = time.monotonic()
         started = stack.up(args.services)
-        print(status_table(stack.status(args.services or None)))
+        rows = stack.status(args.services or None)
+        print("\n".join([*stack.promotions_seen, status_table(rows)]))
         print(f"profile {stack.profile.name}: started {', '.join(started) or 'nothing'} "
               f"in {time.monotonic() - began:.1f}s")
     elif command == "down":
@@ -96,9 +97,14 @@ def run(stack: Stack, args: argparse.Namespace) -> int:
 
 def show_status(stack: Stack, names: list[str], as_json: bool) -> int:
     """Print the status; exit code 0 only if every listed service is healthy (a fenced old
-    master is left stopped on purpose)."""
+    master is left stopped on purpose). Promotions made meanwhile are taken on first."""
+    with stack.exclusive():
+        stack.follow_promotions()
     rows = stack.status(names)
-    print(json.dumps(rows, indent=2) if as_json else status_table(rows))
+    if not as_json:
+        print("\n".join([*stack.promotions_seen, status_table(rows)]))
+    else:
+        print(json.dumps(rows, indent=2))
     return 0 if all(row["healthy"] or row["role"] == FENCED for row in rows) else 3
 
 

@@ -208,9 +208,17 @@ class MariaDB(Service):
         """Create users (and the database) once; point a replica at its master if needed."""
         if not self._bootstrapped():
             self.sql(self.users_sql())
-            self.bootstrap_marker.write_text(self.bootstrap_version + "\n")
+            self.mark_bootstrapped()
         if self.role == REPLICA:
             self.ensure_replicating()
+
+    def mark_bootstrapped(self) -> None:
+        self.bootstrap_marker.write_text(self.bootstrap_version + "\n")
+
+    def accept_replica(self) -> None:
+        """A replica was (re)built from this master: wait for its acknowledgements again."""
+        self.sql("SET GLOBAL rpl_semi_sync_master_enabled = ON")
+        self.without_replica = False
 
     def _bootstrapped(self) -> bool:
         try:

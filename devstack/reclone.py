@@ -10,7 +10,7 @@ import shutil
 import subprocess
 
 from devstack.errors import CommandFailed
-from devstack.mariadb import BOOTSTRAP_VERSION, MariaDB, change_master_sql
+from devstack.mariadb import MariaDB, change_master_sql
 from devstack.process import find_program
 from devstack.service import REPLICA
 
@@ -30,7 +30,7 @@ def reclone(replica: MariaDB, master: MariaDB) -> None:
     replica.sql(replica.users_sql())
     copy_data(master, replica)
     replica.sql(change_master_sql(master) + "; START SLAVE")
-    replica.bootstrap_marker.write_text(BOOTSTRAP_VERSION + "\n")
+    replica.mark_bootstrapped()
     replica.wait_replicating()
 
 

@@ -24,7 +24,9 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
+from devstack.errors import CommandFailed
 from devstack.mariadb import MariaDB
+from devstack.resp import RespError
 from devstack.service import FENCED, MASTER, REPLICA, Service
 
 FILE = "roles.json"
@@ -65,10 +67,7 @@ def record(services: dict[str, Service], var_dir: Path, names: Iterable[str]) ->
 
 def recloned(services: dict[str, Service], var_dir: Path, replica: MariaDB,
              master: MariaDB) -> None:
-    """``replica`` was rebuilt as ``master``'s replica: record it; ``master`` waits for its
-    acknowledgements again (semi-sync)."""
-    master.sql("SET GLOBAL rpl_semi_sync_master_enabled = ON")
-    master.without_replica = False
+    """``replica`` was rebuilt as ``master``'s replica: record both."""
     record(services, var_dir, [replica.name, master.name])
 
 
@@ -80,7 +79,11 @@ def follow_promotions(services: dict[str, Service], var_dir: Path) -> list[str]:
         old = service.master
         if service.role != REPLICA or old is None or not service.healthy():
             continue
-        if not service.acts_as_master():
+        try:
+            promoted = service.acts_as_master()
+        except (CommandFailed, OSError, RespError):  # it went away meanwhile: look next time
+            continue
+        if not promoted:
             continue
         service.role, service.master = MASTER, None
         if old.fenced_when_replaced:

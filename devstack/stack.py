@@ -44,12 +44,14 @@ class Stack:
         self.profile: Profile = resolve_profile(profile)
         self.services: dict[str, Service] = build_services(self.profile)
         roles.apply(self.services, roles.load(self.profile.var_dir))
+        self.promotions_seen: list[str] = []
 
-    def follow_promotions(self) -> list[str]:
-        """Take on the promotions made while the stack ran (see :mod:`devstack.roles`)."""
-        if not self.profile.var_dir.exists():
-            return []
-        return roles.follow_promotions(self.services, self.profile.var_dir)
+    def follow_promotions(self) -> None:
+        """Take on the promotions made while the stack ran (see :mod:`devstack.roles`); what
+        changed is added to ``promotions_seen``. The caller holds :meth:`exclusive`."""
+        if self.profile.var_dir.exists():
+            self.promotions_seen += roles.follow_promotions(self.services,
+                                                            self.profile.var_dir)
 
     def select(self, names: Iterable[str] | None = None) -> list[Service]:
         """The named services (all when ``names`` is empty), in definition order."""
@@ -99,8 +101,8 @@ class Stack:
         return [service.name for service in chosen if service.name in stopped]
 
     def status(self, names: Iterable[str] | None = None) -> list[dict[str, Any]]:
-        """One dict per service: name, kind, role, host, port, pid, healthy, master, replication."""
-        self.follow_promotions()
+        """One dict per service: name, kind, role, host, port, pid, healthy, master, replication
+        (with the roles promotions left: ``up`` and the ``status`` command follow them)."""
         chosen = self.select(names)
         with ThreadPoolExecutor(max_workers=len(chosen) or 1) as pool:
             return list(pool.map(lambda service: service.status(), chosen))
@@ -155,6 +157,7 @@ class Stack:
             raise DevstackError("reclone works on MariaDB services only")
         with self.exclusive():
             reclone(replica, master)
+            master.accept_replica()
             roles.recloned(self.services, self.profile.var_dir, replica, master)
 
     @contextlib.contextmanager

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -30,6 +29,7 @@ from typing import Any
 from django.conf import settings
 
 from sharding.coordination import zookeeper
+from toolkit.bench import free_loopback_ports
 
 REPO = Path(settings.BASE_DIR)
 MASTER, REPLICA = "mysqlb1a", "mysqlb1b"
@@ -56,7 +56,8 @@ def run(runs: int = 5, progress: Callable[[str], object] = lambda _: None) -> di
 def _one_run() -> float:
     from devstack.pairs import destroy, mysql_pair
 
-    ports = _free_ports()
+    first, second = free_loopback_ports(2)
+    ports = (first, second)
     with tempfile.TemporaryDirectory(prefix="pinsite-bench-failover-") as folder:
         root = Path(folder)
         master, replica = mysql_pair(MASTER, REPLICA, *ports, root)
@@ -119,14 +120,9 @@ def _first_write_after(writer: subprocess.Popen[str], killed: float, limit: floa
         line = writer.stdout.readline()
         if not line:
             break
-        status, _, when = line.strip().partition(" ")
-        if status == "OK" and float(when) > killed:
-            return float(when)
+        status, *fields = line.split()
+        if status == "OK" and float(fields[1]) > killed:
+            return float(fields[1])
     raise RuntimeError(f"no write was acknowledged within {limit:.0f}s of the kill")
 
 
-def _free_ports() -> tuple[int, int]:
-    with socket.socket() as first, socket.socket() as second:
-        first.bind(("127.0.0.1", 0))
-        second.bind(("127.0.0.1", 0))
-        return int(first.getsockname()[1]), int(second.getsockname()[1])

@@ -1,17 +1,26 @@
-"""The writer of ``bench failover``: creates rows without pause until terminated.
+"""A writer that creates rows without pause: ``bench failover``'s and the failover tests'.
 
-Prints ``OK <t>`` for every acknowledged create, where ``t`` is ``time.monotonic()`` when the
-acknowledgement arrived (one clock for every process on the machine), and ``ERR`` for every
-failure. Run as ``python -m sharding.bench_writer`` with the pair's environment.
+Prints ``OK <id> <t>`` for every acknowledged create, where ``t`` is ``time.monotonic()`` when
+the acknowledgement arrived (one clock for every process on the machine), and ``ERR <error>``
+for every failure, flushing each line, so the caller knows exactly which writes were
+acknowledged and when. Runs until terminated, or with ``--after N`` exits once ``N`` writes
+were acknowledged after the first failure (status 0: it recovered), or at ``--deadline``
+(status 1). Run as ``python -m sharding.bench_writer`` with the pair's environment.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+import sys
 import time
 
 
-def main() -> None:
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--after", type=int, default=None)
+    parser.add_argument("--deadline", type=float, default=None)
+    options = parser.parse_args()
     import django
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pinsite.settings")
@@ -22,17 +31,23 @@ def main() -> None:
     from sharding.topology import current_map
 
     shards = current_map().open_shards()
-    number = 0
-    while True:
+    end = None if options.deadline is None else time.monotonic() + options.deadline
+    failed, recovered, number = False, 0, 0
+    while end is None or time.monotonic() < end:
+        if options.after is not None and recovered >= options.after:
+            return 0
         number += 1
         try:
-            objects.create(PIN, shards[number % len(shards)], {"n": number})
-        except ShardingError:
-            print("ERR", flush=True)
+            row = objects.create(PIN, shards[number % len(shards)], {"n": number})
+        except ShardingError as exc:
+            failed = True
+            print(f"ERR {type(exc).__name__}: {exc}", flush=True)
             time.sleep(0.05)
             continue
-        print(f"OK {time.monotonic()}", flush=True)
+        recovered += 1 if failed else 0
+        print(f"OK {row} {time.monotonic()}", flush=True)
+    return 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -32,6 +32,7 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
@@ -171,6 +172,13 @@ def record(event: dict[str, Any]) -> None:
             return
         except BadVersionError:
             continue
+
+
+def recent(limit: int | None = None) -> list[dict[str, Any]]:
+    """The newest ``limit`` events (all when None), newest first, each with ``when`` (UTC)."""
+    entries = history()
+    return [{**entry, "when": datetime.fromtimestamp(float(entry["time"]), UTC)}
+            for entry in reversed(entries[-limit:] if limit else entries)]
 
 
 def history() -> list[dict[str, Any]]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from django.http import HttpRequest, HttpResponse
 
@@ -14,6 +13,8 @@ from pinsite.admin.pages import attempt, confirmed_action, render_page
 from sharding import failover, orchestrator
 from sharding.replication import HostHealth, host_health
 from sharding.topology import current_map
+
+HISTORY_SHOWN = 20
 
 
 @dataclass(frozen=True)
@@ -46,14 +47,10 @@ def shard_map_view() -> ShardMapView:
 def shard_map(request: HttpRequest) -> HttpResponse:
     """Ranges, masters, replicas, health and lag; the newest orchestrator events."""
     view, error = attempt(shard_map_view)
-    events, _ = attempt(lambda: [
-        {**entry, "when": datetime.fromtimestamp(float(entry["time"]), UTC)}
-        for entry in reversed(orchestrator.history()[-HISTORY_SHOWN:])])
+    events, history_error = attempt(lambda: orchestrator.recent(HISTORY_SHOWN))
     return render_page(request, "shards.html", "Shard map",
-                       {"map": view, "error": error, "failovers": events or []})
-
-
-HISTORY_SHOWN = 20
+                       {"map": view, "error": error, "failovers": events or [],
+                        "failovers_error": history_error})
 
 
 def promote(request: HttpRequest, master: str) -> HttpResponse:

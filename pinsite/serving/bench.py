@@ -24,7 +24,6 @@ import io
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -44,7 +43,7 @@ from rest_framework.authtoken.models import Token
 from graph import actions as graph
 from pins.actions import create_board, create_pin, create_pinner
 from pinsite.admin.queues import queue_depths
-from toolkit.bench import Latency, wait_until_quiet
+from toolkit.bench import Latency, free_loopback_ports, wait_until_quiet
 
 MIX: dict[str, float] = {"feed": .30, "home": .15, "profile": .15, "board": .10, "pin_page": .10,
                          "follow": .10, "batch_check": .05, "create_pin": .05}
@@ -290,9 +289,7 @@ class _site:
         self.process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> str:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
+        [port] = free_loopback_ports(1)
         url = f"http://127.0.0.1:{port}"
         var = Path(settings.VAR_DIR) / "bench-site"
         var.mkdir(parents=True, exist_ok=True)

@@ -85,11 +85,6 @@ class DatabaseWrapper(base.DatabaseWrapper):
             return False
         return bool(super().is_usable())
 
-    def close(self) -> None:
-        if self.connection is not None:
-            pipeline.forget(self.connection)
-        super().close()
-
     def close_if_health_check_failed(self) -> None:
         if self.connection is not None and not self.health_check_done and \
                 time.monotonic() - self._checked_at < HEALTH_CHECK_SECONDS:

@@ -66,11 +66,6 @@ def settle(connection: Any) -> None:
         raise first
 
 
-def forget(connection: Any) -> None:
-    """Drop what ``connection`` owes (it is being closed)."""
-    owed(connection).clear()
-
-
 class PipelinedCursor(Cursor):
     """A cursor that sends its statement before it settles the connection's owed answers."""
 

@@ -106,6 +106,7 @@ def test_an_old_mariadb_master_is_fenced_until_recloned(
     assert new.up() is False  # the promoted master is fine as it is: no replication wait
 
     reclone(old, new)
+    new.accept_replica()
     roles.recloned(mariadb_pair, tmp_path, old, new)
 
     recorded = roles.load(tmp_path)

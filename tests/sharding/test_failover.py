@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -28,6 +27,7 @@ from devstack.mariadb import MariaDB
 from devstack.pairs import destroy, mysql_pair
 from sharding import ids
 from sharding.hosts import schema_name
+from toolkit.bench import free_loopback_ports
 
 REPO = Path(__file__).resolve().parents[2]
 MASTER, REPLICA = "mysqlf1a", "mysqlf1b"
@@ -53,6 +53,11 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
         destroy(master, replica)
 
 
+def _free_ports() -> tuple[int, int]:
+    first, second = free_loopback_ports(2)
+    return first, second
+
+
 def pair_environment(ports: tuple[int, int], root: Path) -> dict[str, str]:
     """The environment of processes that route shards 0-3 to the pair on ``ports``, with a
     shard map of their own."""
@@ -68,14 +73,6 @@ def pair_environment(ports: tuple[int, int], root: Path) -> dict[str, str]:
     }
 
 
-def _free_ports() -> tuple[int, int]:
-    """Two distinct ports nothing listens on (both probed at once)."""
-    with socket.socket() as first, socket.socket() as second:
-        first.bind(("127.0.0.1", 0))
-        second.bind(("127.0.0.1", 0))
-        return int(first.getsockname()[1]), int(second.getsockname()[1])
-
-
 def _manage(environment: dict[str, str], *args: str) -> str:
     result = subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=environment,
                             capture_output=True, text=True, timeout=120)
@@ -88,7 +85,8 @@ class Writer:
 
     def __init__(self, environment: dict[str, str]) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.sharding.failover_writer"], cwd=REPO,
+            [sys.executable, "-m", "sharding.bench_writer", "--after", "50", "--deadline",
+             "90"], cwd=REPO,
             env=environment, stdout=subprocess.PIPE, text=True)
         self.acknowledged: list[int] = []
         self.errors: list[str] = []
@@ -100,7 +98,7 @@ class Writer:
         for line in self.process.stdout:
             status, _, detail = line.strip().partition(" ")
             if status == "OK":
-                self.acknowledged.append(int(detail))
+                self.acknowledged.append(int(detail.split()[0]))
             else:
                 self.errors.append(detail)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import signal
 import threading
-from datetime import UTC, datetime
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
@@ -43,14 +42,14 @@ class Command(SubcommandCommand):
         orchestrator.run(orchestrator.Orchestrator(interval, failures), stop)
 
     def handle_history(self, json: bool = False, **_: Any) -> None:
-        entries = orchestrator.history()
         if json:
-            self.print_json(entries)
+            self.print_json(orchestrator.history())
             return
+        entries = list(reversed(orchestrator.recent()))  # oldest first, as --json
         if not entries:
             self.stdout.write("no failovers yet")
         for entry in entries:
-            when = datetime.fromtimestamp(entry["time"], UTC).strftime("%Y-%m-%d %H:%M:%S")
+            when = entry["when"].strftime("%Y-%m-%d %H:%M:%S")
             replica = f" -> {entry['replica']}" if entry.get("replica") else ""
             self.stdout.write(f"{when}  {entry['kind']:<16} {entry['master']}{replica}  "
                               f"{entry.get('detail', '')}")
