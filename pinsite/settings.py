@@ -278,11 +278,15 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"line": {"format": "%(asctime)s %(levelname)s %(name)s [%(process)d] "
                                       "%(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "line"}},
-    "filters": {"outages": {"()": "toolkit.logs.OutageLines"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "line",
+                             "filters": ["outages"]}},
+    "filters": {"outages": {"()": "toolkit.logs.OutageLines"},
+                "answered": {"()": "toolkit.logs.AnsweredOutages"}},
     "loggers": {
-        # A queue message that fails because a store is down: one line, not a traceback.
+        # A queue message, a page or an API call that fails because a store is down: one
+        # line, not a traceback; Django's own line for the 503 is left out.
         "dramatiq.worker.WorkerThread": {"filters": ["outages"]},
+        "django.request": {"filters": ["answered"]},
         "pinsite": {"handlers": ["console"], "level": env.text("PINSITE_LOG_LEVEL", "INFO"),
                     "propagate": False},
         "kazoo": {"handlers": ["console"], "level": "WARNING", "propagate": False},

@@ -9,6 +9,7 @@ import pytest
 
 from feed.exceptions import FeedUnavailable
 from graph.exceptions import GraphUnavailable
+from toolkit.logs import OutageLines
 
 WORKER = logging.getLogger("dramatiq.worker.WorkerThread")
 
@@ -40,3 +41,23 @@ def test_any_other_failure_keeps_its_traceback(caplog: pytest.LogCaptureFixture)
     [record] = caplog.records
     assert record.levelname == "ERROR" and record.exc_info is not None
     assert "Traceback" in caplog.text and "KeyError" in caplog.text
+
+
+def test_a_page_or_api_outage_is_one_line_without_djangos_second_one(
+        caplog: pytest.LogCaptureFixture) -> None:
+    [console] = [handler for handler in logging.getLogger("pinsite").handlers
+                 if any(isinstance(f, OutageLines) for f in handler.filters)]
+    try:
+        raise GraphUnavailable("redis001a is down")
+    except GraphUnavailable as exc:
+        record = logging.getLogger("pinsite.web").makeRecord(
+            "pinsite.web", logging.ERROR, __file__, 1, "a store could not serve %s", ("/",),
+            (type(exc), exc, exc.__traceback__))
+    assert console.filter(record)
+    assert (record.levelname, record.exc_info) == ("WARNING", None)
+    assert record.getMessage() == "a store could not serve / GraphUnavailable: redis001a is down"
+    with caplog.at_level(logging.INFO, logger="django.request"):
+        request_log = logging.getLogger("django.request")
+        request_log.error("Service Unavailable: %s", "/x/", extra={"status_code": 503})
+        request_log.error("Internal Server Error: %s", "/y/", extra={"status_code": 500})
+    assert [r.getMessage() for r in caplog.records] == ["Internal Server Error: /y/"]
