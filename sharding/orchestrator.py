@@ -74,7 +74,7 @@ class Orchestrator:
                 event = self._decide(master, shard_map.ranges_of(master)[0].replica)
                 if event is not None:
                     events.append(event)
-        events += self._fence_deposed(shard_map.masters())
+        events += self._fence_deposed(current_map().masters())  # after this round's promotions
         for event in events:
             record(event)
         return events
@@ -119,12 +119,14 @@ class Orchestrator:
 
 
 def deposed(entries: list[dict[str, Any]], masters: list[str]) -> list[str]:
-    """Old masters of recorded promotions that no later entry fenced, and that are not
-    masters again (a host recloned and promoted back serves again)."""
+    """Old masters of recorded promotions that no later entry fenced, that no later promotion
+    made a master again, and that are not masters now."""
     pending: dict[str, bool] = {}
     for entry in entries:
-        if entry["kind"] == "promoted" and not entry.get("fenced"):
-            pending[entry["master"]] = True
+        if entry["kind"] == "promoted":
+            pending.pop(entry["replica"], None)  # it serves from here on
+            if not entry.get("fenced"):
+                pending[entry["master"]] = True
         elif entry["kind"] == "fenced":
             pending.pop(entry["master"], None)
     return [old for old in pending if old not in masters]

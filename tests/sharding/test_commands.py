@@ -120,3 +120,13 @@ def test_orchestrator_options_are_checked_and_history_starts_empty() -> None:
     out = io.StringIO()
     call_command("orchestrator", "history", stdout=out)
     assert out.getvalue() == "no failovers yet\n"
+
+
+def test_a_deposed_master_promoted_back_later_is_not_fenced() -> None:
+    from sharding.orchestrator import deposed
+
+    history = [{"kind": "promoted", "master": "mysqlz1a", "replica": "mysqlz1b", "fenced": False},
+               {"kind": "promoted", "master": "mysqlz1b", "replica": "mysqlz1a", "fenced": False}]
+    assert deposed(history, masters=[]) == ["mysqlz1b"]  # mysqlz1a serves again
+    assert deposed(history[:1], masters=[]) == ["mysqlz1a"]
+    assert deposed([*history[:1], {"kind": "fenced", "master": "mysqlz1a"}], masters=[]) == []
