@@ -67,7 +67,9 @@ def record(services: dict[str, Service], var_dir: Path, names: Iterable[str]) ->
 
 def recloned(services: dict[str, Service], var_dir: Path, replica: MariaDB,
              master: MariaDB) -> None:
-    """``replica`` was rebuilt as ``master``'s replica: record both."""
+    """``replica`` was rebuilt as ``master``'s replica: record both (``master`` as the master,
+    whatever was recorded for it before)."""
+    master.role, master.master = MASTER, None
     record(services, var_dir, [replica.name, master.name])
 
 

@@ -156,6 +156,7 @@ class Stack:
         if not isinstance(replica, MariaDB) or not isinstance(master, MariaDB):
             raise DevstackError("reclone works on MariaDB services only")
         with self.exclusive():
+            self.follow_promotions()  # a promotion since the last command: take it on first
             reclone(replica, master)
             master.accept_replica()
             roles.recloned(self.services, self.profile.var_dir, replica, master)

@@ -131,3 +131,16 @@ def _fresh_redis_pair(pair: dict[str, Service]) -> dict[str, Service]:
     master = Redis(old.name, old.port, old.home, role=MASTER, persistent=True)
     replica = Redis(new.name, new.port, new.home, role=REPLICA, master=master, persistent=True)
     return {master.name: master, replica.name: replica}
+
+
+def test_a_reclone_records_its_source_as_the_master_whatever_was_recorded(
+        tmp_path: Path) -> None:
+    # mysqlr2a was recorded as mysqlr2b's replica, then promoted while nobody looked
+    a = MariaDB("mysqlr2a", 1, tmp_path / "a", role=REPLICA)
+    b = MariaDB("mysqlr2b", 2, tmp_path / "b", role=MASTER)
+    a.master = b
+    b.role, b.master = REPLICA, a  # what reclone(b, a) sets
+    roles.recloned({"mysqlr2a": a, "mysqlr2b": b}, tmp_path, replica=b, master=a)
+    recorded = roles.load(tmp_path)
+    assert recorded["mysqlr2a"] == {"role": MASTER, "master": None, "without_replica": False}
+    assert (recorded["mysqlr2b"]["role"], recorded["mysqlr2b"]["master"]) == (REPLICA, "mysqlr2a")
