@@ -10,9 +10,10 @@ from devstack.errors import DevstackError
 
 PACKAGES = ("mariadb-server", "mariadb-client", "libmariadb-dev", "pkg-config", "redis-server",
             "zookeeper", "libslf4j-java", "liblog4j1.2-java", "rabbitmq-server", "procps",
-            "chromium", "chromium-driver", "iproute2")
+            "chromium", "chromium-driver", "iproute2", "redis-sentinel")
 """The servers of the stack, the headers mysqlclient builds against, the headless browser
-of the end-to-end tests, and ``ip`` for the network namespaces of the many-hosts test."""
+of the end-to-end tests, ``ip`` for the network namespaces of the many-hosts test, and
+Redis Sentinel, which watches the graph's Redis pairs."""
 POLICY_RC = Path("/usr/sbin/policy-rc.d")
 POLICY_RC_DENY = "#!/bin/sh\n# written by pinsite devstack: do not start services\nexit 101\n"
 

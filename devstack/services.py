@@ -14,6 +14,7 @@ from devstack.rabbitmq import PASSWORD as AMQP_PASSWORD
 from devstack.rabbitmq import USER as AMQP_USER
 from devstack.rabbitmq import RabbitMQ
 from devstack.redis import Redis
+from devstack.sentinel import Sentinel
 from devstack.service import MASTER, REPLICA, Service
 from devstack.zookeeper import ZooKeeper
 
@@ -22,6 +23,7 @@ MYSQL_SINGLE = ("mysql000", 306)
 MYSQL_PAIRS = (("mysql001a", 311, "mysql001b", 312), ("mysql002a", 321, "mysql002b", 322))
 REDIS_CACHE = ("redis000", 379)
 REDIS_PAIRS = (("redis001a", 381, "redis001b", 382), ("redis002a", 391, "redis002b", 392))
+SENTINELS = (("sentinel1", 401), ("sentinel2", 402), ("sentinel3", 403))
 ZOOKEEPER_OFFSET = 181
 AMQP_OFFSET, DIST_OFFSET, EPMD_OFFSET = 672, 673, 369
 HBASE_CLUSTERS = (("hbase1", 90, "primary"), ("hbase2", 91, "standby"), ("hbase3", 92, "pools"))
@@ -35,8 +37,12 @@ def build_services(profile: Profile) -> dict[str, Service]:
         services += _mysql_pair(profile, pair, domain)
     services.append(Redis(REDIS_CACHE[0], profile.port(REDIS_CACHE[1]),
                           profile.var_dir / REDIS_CACHE[0], host=profile.host(REDIS_CACHE[0])))
-    for pair in REDIS_PAIRS:
-        services += _redis_pair(profile, pair)
+    pairs = [_redis_pair(profile, pair) for pair in REDIS_PAIRS]
+    for pair_services in pairs:
+        services += pair_services
+    groups = [(sentinel_group(master.name), (master, replica)) for master, replica in pairs]
+    services += [Sentinel(name, profile.port(offset), profile.var_dir / name, groups=groups,
+                          host=profile.host(name)) for name, offset in SENTINELS]
     services += [
         ZooKeeper("zookeeper", profile.port(ZOOKEEPER_OFFSET), profile.var_dir / "zookeeper",
                   host=profile.host("zookeeper")),
@@ -68,13 +74,19 @@ def _mysql_pair(profile: Profile, pair: tuple[str, int, str, int], domain: int) 
     return [master, replica]
 
 
-def _redis_pair(profile: Profile, pair: tuple[str, int, str, int]) -> list[Service]:
+def sentinel_group(master_name: str) -> str:
+    """The Sentinel group of a graph pair: its master's name without the last letter
+    (``redis001a`` → ``redis001``)."""
+    return master_name[:-1]
+
+
+def _redis_pair(profile: Profile, pair: tuple[str, int, str, int]) -> tuple[Redis, Redis]:
     master_name, master_offset, replica_name, replica_offset = pair
     master = Redis(master_name, profile.port(master_offset), profile.var_dir / master_name,
                    role=MASTER, persistent=True, host=profile.host(master_name))
     replica = Redis(replica_name, profile.port(replica_offset), profile.var_dir / replica_name,
                     role=REPLICA, master=master, persistent=True, host=profile.host(replica_name))
-    return [master, replica]
+    return master, replica
 
 
 def settings_env(profile: Profile, services: dict[str, Service]) -> dict[str, str]:
@@ -101,6 +113,7 @@ def settings_env(profile: Profile, services: dict[str, Service]) -> dict[str, st
         "PINSITE_REDIS_CACHE": f"redis://{address(REDIS_CACHE[0])}",
         "PINSITE_REDIS_GRAPH_HOSTS": hosts(REDIS_PAIRS),
         "PINSITE_REDIS_GRAPH_PAIRS": pairing(REDIS_PAIRS),
+        "PINSITE_REDIS_SENTINELS": ",".join(address(name) for name, _ in SENTINELS),
         "PINSITE_ZK_HOSTS": address("zookeeper"),
         "PINSITE_AMQP_URL": f"amqp://{AMQP_USER}:{AMQP_PASSWORD}@{address('rabbitmq')}/%2F",
         "PINSITE_HBASE_PRIMARY": address(HBASE_CLUSTERS[0][0]),

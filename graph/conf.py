@@ -13,6 +13,7 @@ from sharding.conf import Settings
 
 DEFAULTS: dict[str, Any] = {
     "REDIS_HOSTS": {},
+    "SENTINELS": [],
     "INITIAL_PAIRS": [],
     "VSHARD_COUNT": 8192,
     "MAP_NODE": "vshardmap",

@@ -13,22 +13,32 @@ master acknowledged but never replicated come back this way. Writers meanwhile a
 by the fence and retry (``WRITE_ATTEMPTS``); one that gives up first has its change in the
 log, where ``graph verify`` finds it.
 
+Where Redis Sentinel watches the pairs (``PINSITE_GRAPH["SENTINELS"]``), Sentinel makes the
+switch: on its own when a master dies, or when asked (``SENTINEL FAILOVER``) by
+:func:`promote`. :func:`follow_sentinel`, run by the orchestrator every round, takes
+Sentinel's promotions into the map the same way, fences deposed masters that come back, and
+records the replicas Sentinel brings into sync.
+
 >>> promote("redis001a").new_master
 'redis001b'
 """
 
 from __future__ import annotations
 
+import socket
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from graph import repair, topology
 from graph.conf import graph_settings
-from graph.exceptions import GraphError, PromotionError
-from graph.store import admin
+from graph.exceptions import GraphError, PromotionError, VShardMapConflict, VShardMapError
+from graph.store import admin, sentinel
 from graph.vshardmap import VShardMap
 
 RECONCILING = "reconciling"
+SENTINEL = "Redis Sentinel"
 
 
 @dataclass(frozen=True)
@@ -42,39 +52,138 @@ class PromotionReport:
     map_version: int
     keys_reconciled: int
     reconcile_seconds: float
+    by: str = "graph promote"
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
 
 
 def promote(instance: str, wait_seconds: float | None = None) -> PromotionReport:
-    """Promote the replica of ``instance`` (a master), or ``instance`` itself (a replica)."""
+    """Promote the replica of ``instance`` (a master), or ``instance`` itself (a replica).
+
+    Where Redis Sentinel watches the pair, the switch is Sentinel's (``SENTINEL FAILOVER``),
+    so that the two never fight over it; pinsite then takes the result into the map."""
     before = topology.read_fresh()
     old, replica = _roles(before, instance)
     topology.address_of(replica)
     if not admin.ping(replica):
         raise PromotionError(f"replica {replica} does not answer; nothing changed")
     wait = float(graph_settings.PROMOTE_WAIT_SECONDS if wait_seconds is None else wait_seconds)
+    group = _watching_group(old, replica)
+    if group is not None:
+        return _promote_through_sentinel(group, before, old, replica, wait)
     reachable = admin.ping(old)
     caught_up = _drain(old, replica, wait) if reachable else False
-    served = before.vshards_of(old)
     admin.promote_replica(replica)
-    admin.set_fences(replica, served, RECONCILING, float(graph_settings.RECONCILE_FENCE_SECONDS))
+    return _take_over(before, old, replica, reachable, caught_up,
+                      after_switch=(lambda: _demote(old, replica)) if reachable else None)
+
+
+def _promote_through_sentinel(group: str, before: VShardMap, old: str, replica: str,
+                              wait: float) -> PromotionReport:
+    """Pause the old master's writes until the replica has them (when it answers), have
+    Sentinel promote the replica, take the switch into the map, then make the old master the
+    new one's replica and let it go (what Sentinel would do some seconds later)."""
+    reachable = admin.ping(old)
+    caught_up = False
+    if _sentinel_master(group) != replica:  # else Sentinel promoted it already
+        caught_up = _drain(old, replica, wait) if reachable else False
+        try:
+            _until(lambda: not sentinel.masters()[group].failover_in_progress, wait,
+                   f"Sentinel is still finishing an earlier failover of {group}")
+            _ask_failover(group, wait)
+            _until(lambda: _sentinel_master(group) == replica and _acts_as_master(replica),
+                   wait, f"Sentinel did not promote {replica} within {wait:g}s")
+        except BaseException:
+            if reachable:
+                admin.unpause(old)
+            raise
+    return _take_over(before, old, replica, reachable, caught_up, by=SENTINEL,
+                      after_switch=(lambda: _demote(old, replica)) if reachable else None)
+
+
+def _take_over(before: VShardMap, old: str, new: str, old_reachable: bool, caught_up: bool,
+               after_switch: Callable[[], None] | None = None,
+               by: str = "graph promote") -> PromotionReport:
+    """The promoted ``new`` takes ``old``'s vshards in the map: fenced first, the map switched
+    by compare-and-set, then rebuilt from the edge log and opened. Another process that took
+    the same switch over first leaves this one only the (idempotent) rebuild."""
+    served = before.vshards_of(old)
+    admin.set_fences(new, served, RECONCILING, float(graph_settings.RECONCILE_FENCE_SECONDS))
     try:
-        after = topology.change_map(
-            lambda current: current.promoted(old, old if reachable else None),
-            expected_version=before.version)
-        if reachable:
-            _demote(old, replica)
+        try:
+            after = topology.change_map(
+                lambda current: current.promoted(old, old if old_reachable else None),
+                expected_version=before.version)
+        except (VShardMapConflict, VShardMapError):
+            after = topology.read_fresh()
+            if new not in after.masters():  # not another process's take-over of this switch
+                raise
+        if after_switch is not None:
+            after_switch()
         topology.refresh()
         started = time.monotonic()
         rebuilt = repair.rebuild(served)
         took = time.monotonic() - started
     finally:
-        admin.clear_fences(replica, served)
-    return PromotionReport(old, replica, len(served), reachable, caught_up,
-                           old if reachable else None, after.version, rebuilt.keys_rewritten,
-                           round(took, 2))
+        admin.clear_fences(new, served)
+    return PromotionReport(old, new, len(served), old_reachable, caught_up,
+                           old if old_reachable else None, after.version,
+                           rebuilt.keys_rewritten, round(took, 2), by)
+
+
+def follow_sentinel() -> list[dict[str, Any]]:
+    """One round of following Sentinel (the orchestrator's, when sentinels are configured);
+    returns what it did, as history entries:
+
+    * a promotion Sentinel made that the map does not show yet is taken into it
+      (:func:`_take_over`: fenced, switched, reconciled from the edge log);
+    * a deposed master that answers as a master again is made the new master's replica at
+      once (Sentinel would, but only some seconds later), so it takes no writes;
+    * a master without a replica in the map gets the replica Sentinel sees syncing from it.
+    """
+    if not sentinel.configured():
+        return []
+    events: list[dict[str, Any]] = []
+    for state in sentinel.masters().values():
+        current = topology.read_fresh()
+        master = _instance_at(state.address)
+        if master is None or state.failover_in_progress or state.down:
+            continue
+        if master not in current.masters():
+            olds = [r.master for r in current.ranges if r.replica == master]
+            if not olds or not _acts_as_master(master):
+                continue
+            report = _take_over(current, olds[0], master, False, False, by=SENTINEL)
+            events.append({"kind": "promoted", "store": "graph", "master": report.old_master,
+                           "replica": report.new_master, "vshards": report.vshards,
+                           "keys_reconciled": report.keys_reconciled,
+                           "map_version": report.map_version,
+                           "seconds": report.reconcile_seconds,
+                           "detail": "promoted by Redis Sentinel; reconciled from the edge log"})
+            current = topology.read_fresh()
+        events += _tend_replicas(state, master, current)
+    return events
+
+
+def _tend_replicas(state: sentinel.GroupState, master: str,
+                   current: VShardMap) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    for seen in sentinel.replicas(state.group):
+        instance = _instance_at((str(seen["ip"]), int(seen["port"])))
+        if instance is None or instance in (master, *current.masters()) \
+                or not admin.ping(instance):
+            continue
+        if _acts_as_master(instance):  # a deposed master, back: no writes for it
+            admin.follow_master(instance, state.address)
+            events.append({"kind": "fenced", "store": "graph", "master": instance,
+                           "detail": f"deposed master acting as a master: made {master}'s "
+                                     "replica"})
+        elif current.replica_of(master) is None and _replicates(instance, state.address):
+            current = topology.change_map(_with_replica(master, instance))
+            events.append({"kind": "replica", "store": "graph", "master": master,
+                           "replica": instance, "detail": "in sync: recorded as its standby"})
+    return events
 
 
 def attach_replica(master: str, replica: str, wait_seconds: float = 60.0) -> VShardMap:
@@ -124,3 +233,76 @@ def _demote(old: str, new_master: str) -> None:
         admin.follow_master(old, topology.address_of(new_master))
     finally:
         admin.unpause(old)
+
+
+def _with_replica(master: str, replica: str) -> Callable[[VShardMap], VShardMap]:
+    return lambda current: current.with_replica(master, replica)
+
+
+def _watching_group(old: str, replica: str) -> str | None:
+    """The Sentinel group that watches the pair (None: no sentinel is configured, or none
+    watches it)."""
+    if not sentinel.configured():
+        return None
+    pair = {topology.address_of(old), topology.address_of(replica)}
+    return next((state.group for state in sentinel.masters().values()
+                 if _resolved(state.address) in {_resolved(a) for a in pair}), None)
+
+
+def _sentinel_master(group: str) -> str | None:
+    return _instance_at(sentinel.masters()[group].address)
+
+
+def _ask_failover(group: str, wait: float) -> None:
+    """``SENTINEL FAILOVER``, asked again while no replica is good enough yet (a sentinel
+    that has not heard from the replica lately)."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            sentinel.failover(group)
+            return
+        except GraphError as exc:
+            if "NOGOODSLAVE" not in str(exc) or time.monotonic() > deadline:
+                raise PromotionError(f"Sentinel would not fail {group} over: {exc}") from exc
+            time.sleep(0.5)
+
+
+def _instance_at(address: tuple[str, int]) -> str | None:
+    """The configured graph instance at ``address`` (None when none is)."""
+    wanted = _resolved(address)
+    return next((name for name, where in graph_settings.REDIS_HOSTS.items()
+                 if _resolved((str(where[0]), int(where[1]))) == wanted), None)
+
+
+def _resolved(address: tuple[str, int]) -> tuple[str, int]:
+    try:
+        return socket.gethostbyname(address[0]), address[1]
+    except OSError:
+        return address
+
+
+def _acts_as_master(instance: str) -> bool:
+    try:
+        return admin.replication(instance).get("role") == "master"
+    except GraphError:
+        return False
+
+
+def _replicates(instance: str, master: tuple[str, int] | None = None) -> bool:
+    """Whether ``instance`` is a replica with its link up (to ``master``, if given)."""
+    try:
+        found = admin.replication(instance)
+    except GraphError:
+        return False
+    if found.get("role") != "slave" or found.get("master_link_status") != "up":
+        return False
+    return master is None or (_resolved((str(found.get("master_host")),
+                                         int(found.get("master_port", 0)))) == _resolved(master))
+
+
+def _until(condition: Callable[[], bool], wait: float, failure: str) -> None:
+    deadline = time.monotonic() + wait
+    while not condition():
+        if time.monotonic() > deadline:
+            raise PromotionError(failure)
+        time.sleep(0.05)

@@ -54,6 +54,11 @@ def address(value: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def addresses(value: str) -> list[tuple[str, int]]:
+    """Parse ``host:port,host:port`` (empty: none) into a list."""
+    return [address(part.strip()) for part in value.split(",") if part.strip()]
+
+
 def named_addresses(value: str) -> dict[str, tuple[str, int]]:
     """Parse ``name=host:port,name=host:port`` into a dict, keeping its order."""
     hosts: dict[str, tuple[str, int]] = {}

@@ -143,6 +143,11 @@ PINSITE_GRAPH = {
     ),
     "VSHARD_COUNT": 8192,
     "MAP_CACHE_FILE": str(VAR_DIR / "vshardmap.json"),
+    # Redis Sentinels watching the pairs (empty: promotions are made by `graph promote` alone)
+    "SENTINELS": env.addresses(
+        env.text("PINSITE_REDIS_SENTINELS",
+                 f"{LOCAL}:{BASE + 401},{LOCAL}:{BASE + 402},{LOCAL}:{BASE + 403}")
+    ),
 }
 
 # --- Following feed: HBase Thrift servers of the primary and the standby cluster ---------

@@ -49,8 +49,7 @@ def run(runs: int = 5, progress: Callable[[str], object] = lambda _: None) -> di
             "median_seconds": round(median, 2),
             "detection_floor_seconds": INTERVAL * (FAILURES - 1),
             "orchestrator": {"interval_seconds": INTERVAL, "failures": FAILURES},
-            "goal_seconds": GOAL_SECONDS, "goal_met": median < GOAL_SECONDS,
-            "redis": "graph Redis masters are not watched by the orchestrator yet"}
+            "goal_seconds": GOAL_SECONDS, "goal_met": median < GOAL_SECONDS}
 
 
 def _one_run() -> float:
@@ -71,16 +70,16 @@ def _one_run() -> float:
         }
         processes: list[subprocess.Popen[str]] = []
         try:
-            _manage(environment, "shards", "init", "--quiet")
-            processes.append(_start(environment, [
+            manage(environment, "shards", "init", "--quiet")
+            processes.append(start(environment, [
                 "manage.py", "orchestrator", "run", "--interval", str(INTERVAL),
                 "--failures", str(FAILURES)], root / "orchestrator.log"))
-            writer = _start(environment, ["-m", "sharding.bench_writer"], None)
+            writer = start(environment, ["-m", "sharding.bench_writer"], None)
             processes.append(writer)
-            _wait_for_writes(writer, 50)
+            wait_for_writes(writer, 50)
             master.kill(signal.SIGKILL)
             killed = time.monotonic()
-            return _first_write_after(writer, killed) - killed
+            return first_write_after(writer, killed) - killed
         finally:
             for process in processes:
                 process.terminate()
@@ -90,19 +89,19 @@ def _one_run() -> float:
             zookeeper.require().delete(zk_root, recursive=True)
 
 
-def _start(environment: dict[str, str], args: list[str],
+def start(environment: dict[str, str], args: list[str],
            log: Path | None) -> subprocess.Popen[str]:
     output = subprocess.PIPE if log is None else log.open("w")
     return subprocess.Popen([sys.executable, *args], cwd=REPO, env=environment, text=True,
                             stdout=output, stderr=subprocess.DEVNULL if log is None else output)
 
 
-def _manage(environment: dict[str, str], *args: str) -> None:
+def manage(environment: dict[str, str], *args: str) -> None:
     subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=environment,
                    check=True, capture_output=True, timeout=120)
 
 
-def _wait_for_writes(writer: subprocess.Popen[str], count: int) -> None:
+def wait_for_writes(writer: subprocess.Popen[str], count: int) -> None:
     assert writer.stdout is not None
     seen = 0
     while seen < count:
@@ -112,7 +111,7 @@ def _wait_for_writes(writer: subprocess.Popen[str], count: int) -> None:
         seen += line.startswith("OK ")
 
 
-def _first_write_after(writer: subprocess.Popen[str], killed: float, limit: float = 60) -> float:
+def first_write_after(writer: subprocess.Popen[str], killed: float, limit: float = 60) -> float:
     """The time (``time.monotonic``, shared by the processes) of the first write acknowledged
     after ``killed``."""
     assert writer.stdout is not None

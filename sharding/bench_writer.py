@@ -1,6 +1,9 @@
-"""A writer that creates rows without pause: ``bench failover``'s and the failover tests'.
+"""A writer that creates rows without pause, or with ``--follow USERS`` follows those users'
+ordered pairs in turn: ``bench failover``'s (shard masters, graph Redis masters) and the
+failover tests'.
 
-Prints ``OK <id> <t>`` for every acknowledged create, where ``t`` is ``time.monotonic()`` when
+Prints ``OK <id> <t>`` for every acknowledged write (the row's ID, or the follow's number),
+where ``t`` is ``time.monotonic()`` when
 the acknowledgement arrived (one clock for every process on the machine), and ``ERR <error>``
 for every failure, flushing each line, so the caller knows exactly which writes were
 acknowledged and when. Runs until terminated, or with ``--after N`` exits once ``N`` writes
@@ -20,17 +23,33 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--after", type=int, default=None)
     parser.add_argument("--deadline", type=float, default=None)
+    parser.add_argument("--follow", metavar="USERS", default=None,
+                        help="comma-separated user IDs whose ordered pairs are followed in turn")
     options = parser.parse_args()
     import django
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pinsite.settings")
     django.setup()
+    from graph.actions import follow_user
+    from graph.exceptions import GraphError
     from pins.types import PIN
     from sharding import objects
     from sharding.exceptions import ShardingError
     from sharding.topology import current_map
 
-    shards = current_map().open_shards()
+    if options.follow:
+        users = [int(text) for text in options.follow.split(",")]
+        pairs = [(a, b) for a in users for b in users if a != b]
+
+        def write(number: int) -> int:
+            follow_user(*pairs[number % len(pairs)])
+            return number
+    else:
+        shards = current_map().open_shards()
+
+        def write(number: int) -> int:
+            return objects.create(PIN, shards[number % len(shards)], {"n": number})
+
     end = None if options.deadline is None else time.monotonic() + options.deadline
     failed, recovered, number = False, 0, 0
     while end is None or time.monotonic() < end:
@@ -38,8 +57,8 @@ def main() -> int:
             return 0
         number += 1
         try:
-            row = objects.create(PIN, shards[number % len(shards)], {"n": number})
-        except ShardingError as exc:
+            row = write(number)
+        except (ShardingError, GraphError) as exc:
             failed = True
             print(f"ERR {type(exc).__name__}: {exc}", flush=True)
             time.sleep(0.05)

@@ -19,6 +19,10 @@ promotion, and every refusal that is worth an operator's eye, goes to the histor
 A deposed master that answers again is set read-only at once. Writes it had in flight when
 it was replaced are not acknowledged to their clients (:func:`sharding.hosts.atomic`).
 
+Other stores' failover engines are followed in the same rounds through ``followers``:
+callables that return history entries (tagged with their ``store``), such as the graph's
+:func:`graph.failover.follow_sentinel`. ``manage.py orchestrator`` composes them.
+
 >>> Orchestrator(interval=1.0, failures=3).check_once()
 []
 """
@@ -31,6 +35,7 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -57,9 +62,28 @@ class Orchestrator:
     interval: float = 1.0
     failures: int = 3
     misses: dict[str, int] = field(default_factory=dict)
+    followers: list[Callable[[], list[dict[str, Any]]]] = field(default_factory=list)
 
     def check_once(self) -> list[dict[str, Any]]:
-        """One round over every master of the map; returns the events it recorded."""
+        """One round over every master of the map, then each follower; returns the events
+        it recorded."""
+        events = self._check_shard_masters()
+        for follow in self.followers:
+            try:
+                followed = follow()
+            except Exception as exc:  # one engine's trouble must not stop the others' rounds
+                log.warning("orchestrator: %s failed: %s", getattr(follow, "__name__", follow),
+                            exc)
+                continue
+            for event in followed:
+                log.warning("%s: %s %s%s", event.get("store"), event["kind"], event["master"],
+                            f" -> {event['replica']}" if event.get("replica") else "")
+            events += followed
+        for event in events:
+            record(event)
+        return events
+
+    def _check_shard_masters(self) -> list[dict[str, Any]]:
         events = []
         shard_map = current_map()
         for master in shard_map.masters():
@@ -75,8 +99,6 @@ class Orchestrator:
                 if event is not None:
                     events.append(event)
         events += self._fence_deposed(current_map().masters())  # after this round's promotions
-        for event in events:
-            record(event)
         return events
 
     def _decide(self, master: str, replica: str | None) -> dict[str, Any] | None:
@@ -123,6 +145,8 @@ def deposed(entries: list[dict[str, Any]], masters: list[str]) -> list[str]:
     made a master again, and that are not masters now."""
     pending: dict[str, bool] = {}
     for entry in entries:
+        if entry.get("store", "mysql") != "mysql":
+            continue
         if entry["kind"] == "promoted":
             pending.pop(entry["replica"], None)  # it serves from here on
             if not entry.get("fenced"):

@@ -22,6 +22,7 @@ def main() -> int:
     parser.add_argument("--users", required=True)
     parser.add_argument("--after", type=int, default=50)
     parser.add_argument("--deadline", type=float, default=90.0)
+    parser.add_argument("--pause", type=float, default=0.0, help="seconds between follows")
     options = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pinsite.test_settings")
     django.setup()
@@ -44,6 +45,7 @@ def main() -> int:
         recovered += 1 if failed else 0
         print(f"OK {pair[0]} {pair[1]}", flush=True)
         pair = next(pairs)
+        time.sleep(options.pause)
     return 0 if recovered >= options.after else 1
 
 

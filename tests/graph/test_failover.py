@@ -54,22 +54,30 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
     master = Redis(MASTER_NAME, ports[0], root / MASTER_NAME, role=MASTER, persistent=True)
     replica = Redis(REPLICA_NAME, ports[1], root / REPLICA_NAME, role=REPLICA, master=master,
                     persistent=True)
-    environment = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "pinsite.test_settings",
-        "PINSITE_REDIS_GRAPH_HOSTS": f"{MASTER_NAME}=127.0.0.1:{ports[0]},"
-                                     f"{REPLICA_NAME}=127.0.0.1:{ports[1]}",
-        "PINSITE_REDIS_GRAPH_PAIRS": f"{MASTER_NAME}:{REPLICA_NAME}",
-        "PINSITE_ZK_ROOT": f"/pinsite-graph-failover-{uuid.uuid4().hex[:8]}",
-        "PINSITE_VAR": str(root / "var"),
-        "PYTHONPATH": str(REPO),
-    }
+    environment = pair_environment(MASTER_NAME, REPLICA_NAME, *ports, root)
     try:
         master.up()
         replica.up()
         yield Pair(environment, master, replica)
     finally:
         destroy(master, replica)
+
+
+def pair_environment(master: str, replica: str, master_port: int, replica_port: int,
+                     root: Path) -> dict[str, str]:
+    """The environment of processes that route every vshard to the pair (a ZooKeeper root of
+    their own; no sentinel watches it unless the caller names some)."""
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "pinsite.test_settings",
+        "PINSITE_REDIS_GRAPH_HOSTS": f"{master}=127.0.0.1:{master_port},"
+                                     f"{replica}=127.0.0.1:{replica_port}",
+        "PINSITE_REDIS_GRAPH_PAIRS": f"{master}:{replica}",
+        "PINSITE_REDIS_SENTINELS": "",
+        "PINSITE_ZK_ROOT": f"/pinsite-graph-failover-{uuid.uuid4().hex[:8]}",
+        "PINSITE_VAR": str(root / "var"),
+        "PYTHONPATH": str(REPO),
+    }
 
 
 def _manage(environment: dict[str, str], *args: str) -> str:
@@ -82,10 +90,11 @@ def _manage(environment: dict[str, str], *args: str) -> str:
 class Writer:
     """The writer process and what it has reported so far."""
 
-    def __init__(self, environment: dict[str, str], users: list[int]) -> None:
+    def __init__(self, environment: dict[str, str], users: list[int],
+                 pause: float = 0.0) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tests.graph.failover_writer", "--after", "100",
-             "--users", ",".join(map(str, users))],
+             "--users", ",".join(map(str, users)), "--pause", str(pause)],
             cwd=REPO, env=environment, stdout=subprocess.PIPE, text=True)
         self.acknowledged: list[tuple[int, int]] = []
         self.errors: list[str] = []

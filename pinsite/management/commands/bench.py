@@ -56,10 +56,13 @@ class Command(SubcommandCommand):
         smart.add_argument("--reads", type=int, default=20_000,
                            help="home-feed reads of the availability run (three phases)")
         failover = self.add_subparser(subparsers, parent, "failover",
-                                      "SIGKILL a shard master with the orchestrator running: "
-                                      "seconds to the next acknowledged write", json_output=True)
-        failover.add_argument("--runs", type=int, default=5, help="kills, a new pair each "
-                                                                   "(default 5)")
+                                      "SIGKILL a shard master, then a graph Redis master, with "
+                                      "the orchestrator (and Sentinel) running: seconds to the "
+                                      "next acknowledged write", json_output=True)
+        failover.add_argument("--runs", type=int, default=5, help="kills of each kind, a new "
+                                                                   "pair each (default 5)")
+        failover.add_argument("--store", choices=["mysql", "redis", "both"], default="both",
+                              help="which masters to kill (default both)")
         site = self.add_subparser(subparsers, parent, "site",
                                   "the whole site over HTTP under a mix of clients, beside the "
                                   "same requests in process", json_output=True)
@@ -126,14 +129,20 @@ class Command(SubcommandCommand):
                                   progress=(lambda _: None) if json else self.stderr.write)
         self.report(figures, json)
 
-    def handle_failover(self, runs: int, json: bool = False, **_: Any) -> None:
-        from sharding import bench_failover
+    def handle_failover(self, runs: int, store: str = "both", json: bool = False,
+                        **_: Any) -> None:
+        from graph import bench_failover as graph_bench
+        from sharding import bench_failover as shard_bench
 
         require_counts(("--runs", runs))
         if runs > 20:
             raise CommandError("--runs must be at most 20")
-        figures = bench_failover.run(runs=runs,
-                                     progress=(lambda _: None) if json else self.stderr.write)
+        progress = (lambda _: None) if json else self.stderr.write
+        figures = {}
+        if store in ("mysql", "both"):
+            figures["mysql"] = shard_bench.run(runs=runs, progress=progress)
+        if store in ("redis", "both"):
+            figures["redis"] = graph_bench.run(runs=runs, progress=progress)
         self.report(figures, json)
 
     def handle_site(self, clients: int, seconds: float, samples: int, workers: int,

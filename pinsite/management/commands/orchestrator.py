@@ -1,4 +1,5 @@
-"""``manage.py orchestrator run|history``: automatic failover of the shard masters."""
+"""``manage.py orchestrator run|history``: automatic failover of the shard masters, and the
+graph's Redis pairs followed through Redis Sentinel (when sentinels are configured)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,16 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from graph import failover as graph_failover
+from graph.store import sentinel
 from sharding import orchestrator
 from sharding.exceptions import ShardingError, ShardMapUnavailable
 from toolkit.commands import SubcommandCommand, require_counts
 
 
 class Command(SubcommandCommand):
-    help = "Watch the shard masters and fail a dead one over to its replica (run two or more)."
+    help = ("Watch the shard masters and fail a dead one over to its replica, and follow Redis "
+            "Sentinel's promotions of the graph's pairs (run two or more).")
     error_types = (ShardingError, ShardMapUnavailable)
 
     def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
@@ -36,10 +40,13 @@ class Command(SubcommandCommand):
         stop = threading.Event()
         for number in (signal.SIGTERM, signal.SIGINT):
             signal.signal(number, lambda *_: stop.set())
+        followers = [graph_failover.follow_sentinel] if sentinel.configured() else []
         self.stdout.write(f"orchestrator: probing every {interval:g}s, failing over after "
-                          f"{failures} failed probes in a row")
+                          f"{failures} failed probes in a row"
+                          + ("; following Redis Sentinel for the graph" if followers else ""))
         self.stdout.flush()  # before the long run, also when stdout is a file
-        orchestrator.run(orchestrator.Orchestrator(interval, failures), stop)
+        orchestrator.run(orchestrator.Orchestrator(interval, failures, followers=followers),
+                         stop)
 
     def handle_history(self, json: bool = False, **_: Any) -> None:
         if json:
@@ -51,5 +58,5 @@ class Command(SubcommandCommand):
         for entry in entries:
             when = entry["when"].strftime("%Y-%m-%d %H:%M:%S")
             replica = f" -> {entry['replica']}" if entry.get("replica") else ""
-            self.stdout.write(f"{when}  {entry['kind']:<16} {entry['master']}{replica}  "
-                              f"{entry.get('detail', '')}")
+            self.stdout.write(f"{when}  {entry.get('store', 'mysql'):<6} {entry['kind']:<16} "
+                              f"{entry['master']}{replica}  {entry.get('detail', '')}")
