@@ -8,13 +8,15 @@ the acknowledgement arrived (one clock for every process on the machine), and ``
 for every failure, flushing each line, so the caller knows exactly which writes were
 acknowledged and when. Runs until terminated, or with ``--after N`` exits once ``N`` writes
 were acknowledged after the first failure (status 0: it recovered), or at ``--deadline``
-(status 1). Run as ``python -m sharding.bench_writer`` with the pair's environment.
+(status 1). SIGTERM ends it after the write in hand, so that a follow's event is published on
+the way out. Run as ``python -m sharding.bench_writer`` with the pair's environment.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
 
@@ -50,9 +52,11 @@ def main() -> int:
         def write(number: int) -> int:
             return objects.create(PIN, shards[number % len(shards)], {"n": number})
 
+    stopping: list[int] = []
+    signal.signal(signal.SIGTERM, lambda number, _: stopping.append(number))
     end = None if options.deadline is None else time.monotonic() + options.deadline
     failed, recovered, number = False, 0, 0
-    while end is None or time.monotonic() < end:
+    while (end is None or time.monotonic() < end) and not stopping:
         if options.after is not None and recovered >= options.after:
             return 0
         number += 1

@@ -3,7 +3,8 @@
 Reads user IDs from ``--users`` and follows every ordered pair in turn. Prints ``OK <a> <b>``
 for every acknowledged follow and ``ERR <error>`` for every failure, flushing each line, so
 the test knows exactly which follows were acknowledged. Exits after ``--after`` acknowledged
-follows that come after the first failure (it recovered), or at ``--deadline``.
+follows that come after the first failure (it recovered), or at ``--deadline``; on SIGTERM
+it ends after the follow in hand, so that its events are published on the way out.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import signal
 import sys
 import time
 
@@ -29,12 +31,14 @@ def main() -> int:
     from graph.actions import follow_user
     from graph.exceptions import GraphError
 
+    stopping: list[int] = []
+    signal.signal(signal.SIGTERM, lambda number, _: stopping.append(number))
     users = [int(text) for text in options.users.split(",")]
     pairs = iter(itertools.permutations(users, 2))
     failed, recovered = False, 0
     end = time.monotonic() + options.deadline
     pair = next(pairs)
-    while time.monotonic() < end and recovered < options.after:
+    while time.monotonic() < end and recovered < options.after and not stopping:
         try:
             follow_user(*pair)
         except GraphError as exc:
