@@ -8,6 +8,7 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from devstack.errors import DevstackError
 from devstack.packages import install_packages
@@ -37,6 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
     kill.add_argument("--signal", default="KILL", help="signal name or number (default KILL)")
     for name, text in (("start", "start one service"), ("stop", "stop one service")):
         commands.add_parser(name, parents=[common], help=text).add_argument("service")
+    add_pair = commands.add_parser("add-pair", parents=[common],
+                                   help="add a master/replica pair to the stack and start it")
+    add_pair.add_argument("kind", choices=["mysql", "redis"])
+    add_pair.add_argument("name", help="mysql003 … mysql009, redis003 … redis009")
     reclone = commands.add_parser("reclone", parents=[common],
                                   help="rebuild a MariaDB replica from a master")
     reclone.add_argument("replica")
@@ -92,7 +97,25 @@ def run(stack: Stack, args: argparse.Namespace) -> int:
         stack.stop(args.service)
     elif command == "reclone":
         stack.reclone(args.replica, args.master)
+    elif command == "add-pair":
+        show_added_pair(stack, stack.add_pair(args.kind, args.name), args.kind)
     return 0
+
+
+def show_added_pair(stack: Stack, pair: list[Any], kind: str) -> None:
+    """The pair's status, and the commands that put it to use."""
+    print(status_table(stack.status([service.name for service in pair])))
+    command = "shards" if kind == "mysql" else "graph"
+    print("register it with the running site (no restart needed):")
+    for service in pair:
+        print(f"  manage.py {command} hosts add {service.name} {service.host}:{service.port}")
+    if kind == "mysql":
+        print(f"then open shards on it: manage.py shards open FIRST-LAST {pair[0].name} "
+              f"{pair[1].name}")
+    else:
+        print(f"then move vshards to it: manage.py graph vshards move FIRST-LAST {pair[0].name}"
+              f"  (and attach {pair[1].name}: manage.py graph attach-replica {pair[0].name} "
+              f"{pair[1].name})")
 
 
 def show_status(stack: Stack, names: list[str], as_json: bool) -> int:

@@ -91,6 +91,18 @@ class Sentinel(Service):
                       f"sentinel parallel-syncs {group} 1"]
         return "".join(f"{line}\n" for line in lines)
 
+    def monitor(self, group: str, master: Service) -> None:
+        """Watch one more group from now on (``SENTINEL MONITOR``, with this stack's
+        settings); the sentinel records it in its file. A group watched already is left."""
+        with RespConnection(self.host, self.port) as conn:
+            if conn.command("SENTINEL", "GET-MASTER-ADDR-BY-NAME", group) is not None:
+                return
+            conn.command("SENTINEL", "MONITOR", group, master.host, master.port, QUORUM)
+            for option, value in (("down-after-milliseconds", self.down_after_ms),
+                                  ("failover-timeout", FAILOVER_TIMEOUT_MS),
+                                  ("parallel-syncs", 1)):
+                conn.command("SENTINEL", "SET", group, option, value)
+
     def masters(self) -> dict[str, str]:
         """``group → "host:port"`` of the master this sentinel names now."""
         found = {}

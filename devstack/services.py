@@ -6,6 +6,10 @@ Adding a service is one entry here (and, for a new kind, one small
 
 from __future__ import annotations
 
+import json
+import re
+
+from devstack.errors import DevstackError
 from devstack.hbase.service import HBaseThrift
 from devstack.mariadb import MariaDB
 from devstack.mysql_client import ADMIN_PASSWORD, ADMIN_USER, APP_PASSWORD, APP_USER
@@ -28,6 +32,10 @@ ZOOKEEPER_OFFSET = 181
 AMQP_OFFSET, DIST_OFFSET, EPMD_OFFSET = 672, 673, 369
 HBASE_CLUSTERS = (("hbase1", 90, "primary"), ("hbase2", 91, "standby"), ("hbase3", 92, "pools"))
 DJANGO_DATABASE = "pinsite"
+EXTRA_PAIRS_FILE = "pairs.json"
+EXTRA_PAIR = {"mysql": re.compile(r"mysql00([3-9])"), "redis": re.compile(r"redis00([3-9])")}
+"""Pairs added on demand (``add-pair``): mysql003…mysql009 at offsets 7N1 and 7N2 (mysql003:
+731, 732), redis003…redis009 at 5N1 and 5N2 (redis003: 531, 532)."""
 
 
 def build_services(profile: Profile) -> dict[str, Service]:
@@ -37,7 +45,10 @@ def build_services(profile: Profile) -> dict[str, Service]:
         services += _mysql_pair(profile, pair, domain)
     services.append(Redis(REDIS_CACHE[0], profile.port(REDIS_CACHE[1]),
                           profile.var_dir / REDIS_CACHE[0], host=profile.host(REDIS_CACHE[0])))
-    pairs = [_redis_pair(profile, pair) for pair in REDIS_PAIRS]
+    for domain, pair in enumerate(extra_pairs(profile, "mysql"), start=len(MYSQL_PAIRS) + 1):
+        services += _mysql_pair(profile, pair, domain)
+    pairs = [_redis_pair(profile, pair) for pair in (*REDIS_PAIRS,
+                                                     *extra_pairs(profile, "redis"))]
     for pair_services in pairs:
         services += pair_services
     groups = [(sentinel_group(master.name), (master, replica)) for master, replica in pairs]
@@ -72,6 +83,44 @@ def _mysql_pair(profile: Profile, pair: tuple[str, int, str, int], domain: int) 
                       role=REPLICA, master=master, server_id=replica_offset,
                       gtid_domain_id=domain, host=profile.host(replica_name))
     return [master, replica]
+
+
+def extra_pairs(profile: Profile, kind: str) -> list[tuple[str, int, str, int]]:
+    """The pairs of ``kind`` added on demand to ``profile`` (``var/<profile>/pairs.json``)."""
+    try:
+        names = json.loads((profile.var_dir / EXTRA_PAIRS_FILE).read_text()).get(kind, [])
+    except (OSError, ValueError):
+        return []
+    return [extra_pair(kind, name) for name in names]
+
+
+def extra_pair(kind: str, name: str) -> tuple[str, int, str, int]:
+    """``(master, offset, replica, offset)`` of the added pair ``name`` (``mysql003``)."""
+    pattern = EXTRA_PAIR.get(kind)
+    found = pattern.fullmatch(name) if pattern else None
+    if found is None:
+        raise DevstackError(f"a {kind} pair to add is named "
+                            f"{'mysql003' if kind == 'mysql' else 'redis003'} … "
+                            f"{'mysql009' if kind == 'mysql' else 'redis009'}, not {name!r}")
+    base = (700 if kind == "mysql" else 500) + 10 * int(found.group(1))
+    return f"{name}a", base + 1, f"{name}b", base + 2
+
+
+def record_extra_pair(profile: Profile, kind: str, name: str) -> bool:
+    """Add ``name`` to the profile's added pairs; False when it was there already."""
+    extra_pair(kind, name)
+    path = profile.var_dir / EXTRA_PAIRS_FILE
+    try:
+        recorded = json.loads(path.read_text())
+    except (OSError, ValueError):
+        recorded = {}
+    names = recorded.setdefault(kind, [])
+    if name in names:
+        return False
+    names.append(name)
+    profile.var_dir.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(recorded, indent=2, sort_keys=True) + "\n")
+    return True
 
 
 def sentinel_group(master_name: str) -> str:

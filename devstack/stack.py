@@ -24,9 +24,11 @@ from devstack.mariadb import MariaDB
 from devstack.pairs import mysql_pair
 from devstack.profile import Profile, resolve_profile
 from devstack.reclone import reclone
+from devstack.redis import Redis
 from devstack.schedule import run_ordered
+from devstack.sentinel import Sentinel
 from devstack.service import Service
-from devstack.services import build_services, settings_env
+from devstack.services import build_services, record_extra_pair, sentinel_group, settings_env
 
 
 class StackError(DevstackError):
@@ -110,6 +112,22 @@ class Stack:
     def env(self) -> dict[str, str]:
         """The environment variables the Django settings read (the settings contract)."""
         return settings_env(self.profile, self.services)
+
+    def add_pair(self, kind: str, name: str) -> list[Service]:
+        """Add the pair ``name`` of ``kind`` (``mysql003``, ``redis003``) to the stack for good
+        and start it; a Redis pair is also watched by the running sentinels from now on.
+        Returns the pair's two services."""
+        with self.exclusive():
+            record_extra_pair(self.profile, kind, name)
+            self.services = build_services(self.profile)
+            roles.apply(self.services, roles.load(self.profile.var_dir))
+        master, replica = self.service(f"{name}a"), self.service(f"{name}b")
+        self.up([replica.name])
+        if isinstance(master, Redis):
+            for sentinel in self.services.values():
+                if isinstance(sentinel, Sentinel) and sentinel.is_running():
+                    sentinel.monitor(sentinel_group(master.name), master)
+        return [master, replica]
 
     def start(self, name: str) -> None:
         """Start one service (not its dependencies), wait for health and bootstrap it."""

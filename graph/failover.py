@@ -270,8 +270,8 @@ def _ask_failover(group: str, wait: float) -> None:
 def _instance_at(address: tuple[str, int]) -> str | None:
     """The configured graph instance at ``address`` (None when none is)."""
     wanted = _resolved(address)
-    return next((name for name, where in graph_settings.REDIS_HOSTS.items()
-                 if _resolved((str(where[0]), int(where[1]))) == wanted), None)
+    return next((name for name, where in topology.instance_addresses().items()
+                 if _resolved(where) == wanted), None)
 
 
 def _resolved(address: tuple[str, int]) -> tuple[str, int]:

@@ -82,3 +82,8 @@ def board_set_sizes(board_id: int) -> tuple[int, int, int]:
         ("scard", keys.board_key(board_id, keys.BOARD_UNFOLLOWERS)),
         ("get", keys.board_key(board_id, keys.BOARD_OVERLAP))])
     return int(explicit), int(unfollowers), int(overlap or 0)
+
+
+def unreachable(address: tuple[str, int]) -> str | None:
+    """Why a Redis server at ``address`` cannot be reached (None: it answers)."""
+    return admin.unreachable(address)

@@ -18,6 +18,7 @@ from graph.conf import graph_settings
 from graph.exceptions import GraphUnavailable, VShardMapConflict, VShardMapError
 from graph.vshardmap import VShardMap
 from graph.vshards import vshard_count
+from sharding import registry
 from sharding.conf import sharding_settings
 from sharding.coordination import WatchedDocument
 from sharding.exceptions import ShardingError, ShardMapConflict, ShardMapUnavailable
@@ -100,11 +101,27 @@ def read_fresh() -> VShardMap:
 
 
 def address_of(instance: str) -> tuple[str, int]:
-    """The configured ``(host, port)`` of a Redis instance named in the map."""
+    """The ``(host, port)`` of a Redis instance: configured, or registered
+    (:mod:`sharding.registry`; a process reaches one registered after it started)."""
     hosts = graph_settings.REDIS_HOSTS
-    if instance not in hosts:
-        raise VShardMapError(f"Redis instance {instance} is not configured "
-                             f"(PINSITE_REDIS_GRAPH_HOSTS has {', '.join(hosts) or 'none'})")
-    host, port = hosts[instance]
-    return str(host), int(port)
+    if instance in hosts:
+        host, port = hosts[instance]
+        return str(host), int(port)
+    found = registry.lookup("redis", instance)
+    if found is None:
+        raise VShardMapError(f"Redis instance {instance} is neither configured "
+                             f"(PINSITE_REDIS_GRAPH_HOSTS) nor registered (manage.py graph "
+                             "hosts add)")
+    return found
+
+
+def configured_instances() -> dict[str, tuple[str, int]]:
+    """The configured instances (``PINSITE_REDIS_GRAPH_HOSTS``), which seed the registry."""
+    return {name: (str(host), int(port))
+            for name, (host, port) in graph_settings.REDIS_HOSTS.items()}
+
+
+def instance_addresses() -> dict[str, tuple[str, int]]:
+    """Every instance this process can reach: the registered ones and the configured ones."""
+    return {**registry.registered("redis"), **configured_instances()}
 

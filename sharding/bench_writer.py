@@ -1,5 +1,6 @@
-"""A writer that creates rows without pause, or with ``--follow USERS`` follows those users'
-ordered pairs in turn: ``bench failover``'s (shard masters, graph Redis masters) and the
+"""A writer that creates rows without pause (on every open shard in turn, or with ``--shard N``
+on that one, once it is open), or with ``--follow USERS`` follows those users' ordered pairs
+in turn: ``bench failover``'s (shard masters, graph Redis masters) and the
 failover tests'.
 
 Prints ``OK <id> <t>`` for every acknowledged write (the row's ID, or the follow's number),
@@ -25,6 +26,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--after", type=int, default=None)
     parser.add_argument("--deadline", type=float, default=None)
+    parser.add_argument("--shard", type=int, default=None, help="create rows on this shard only")
     parser.add_argument("--follow", metavar="USERS", default=None,
                         help="comma-separated user IDs whose ordered pairs are followed in turn")
     options = parser.parse_args()
@@ -47,7 +49,7 @@ def main() -> int:
             follow_user(*pairs[number % len(pairs)])
             return number
     else:
-        shards = current_map().open_shards()
+        shards = [options.shard] if options.shard is not None else current_map().open_shards()
 
         def write(number: int) -> int:
             return objects.create(PIN, shards[number % len(shards)], {"n": number})

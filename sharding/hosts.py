@@ -2,10 +2,14 @@
 
 Every logical shard is a schema ``db%05d`` on its physical master; sharded SQL names it
 (``db03429.pins``), so one connection per host (per thread) serves all of that host's shards.
+Every shard host is a Django database alias: the configured ones from the start, and a host
+registered later (:mod:`sharding.registry`) from the moment this process first needs it.
 """
 
 from __future__ import annotations
 
+import copy
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
@@ -13,6 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connections, transaction
 
+from sharding import registry
 from sharding.exceptions import ShardingError, ShardMapError, ShardMapUnavailable, ShardUnavailable
 from sharding.mysql.base import DatabaseWrapper
 from sharding.mysql.pipeline import Check
@@ -26,17 +31,47 @@ def schema_name(shard: int) -> str:
 
 
 def shard_aliases() -> list[str]:
-    """Every configured shard host alias (all Django databases but ``default``)."""
+    """Every shard host alias: the configured ones and the registered ones."""
+    for name in registry.registered("mysql"):
+        require_alias(name)
     return [alias for alias in settings.DATABASES if alias != "default"]
 
 
 def alias_for_shard(shard: int, shard_map: ShardMap | None = None) -> str:
     """The Django alias of the master that serves ``shard`` now (in ``shard_map``)."""
-    master = (shard_map or current_map()).master_for(shard)
-    if master not in settings.DATABASES:
-        raise ShardMapError(f"shard host {master} is in the shard map but not configured "
-                            "(PINSITE_SHARD_HOSTS)")
-    return master
+    return require_alias((shard_map or current_map()).master_for(shard))
+
+
+_aliases_lock = threading.Lock()
+_registered_here: set[str] = set()
+
+
+def configured_hosts() -> dict[str, tuple[str, int]]:
+    """The shard hosts of the configuration (``PINSITE_SHARD_HOSTS``), which seed the
+    registry."""
+    return {alias: (str(entry["HOST"]), int(entry["PORT"]))
+            for alias, entry in settings.DATABASES.items()
+            if alias != "default" and alias not in _registered_here}
+
+
+def require_alias(name: str) -> str:
+    """``name`` as a Django alias: a configured shard host, or a registered one (made an
+    alias now, beside the others, if this process has not met it before)."""
+    if name in settings.DATABASES:
+        return name
+    address = registry.lookup("mysql", name)
+    if address is None:
+        raise ShardMapError(f"shard host {name} is neither configured (PINSITE_SHARD_HOSTS) nor "
+                            "registered (manage.py shards hosts add)")
+    with _aliases_lock:
+        if name not in settings.DATABASES:
+            model = next((a for a in settings.DATABASES if a != "default"), "default")
+            entry = {**copy.deepcopy(connections.settings[model]), "HOST": address[0],
+                     "PORT": str(address[1]), "NAME": "", "TEST": {"MIGRATE": False}}
+            connections.settings[name] = entry
+            settings.DATABASES[name] = entry
+            _registered_here.add(name)
+    return name
 
 
 @contextmanager

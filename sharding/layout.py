@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from sharding.exceptions import ShardMapError
-from sharding.hosts import shard_aliases
+from sharding.hosts import require_alias
 from sharding.replication import replication_problems
 from sharding.schema import HostReport, init_host
 from sharding.shardmap import ShardMap, ShardRange
@@ -14,9 +14,10 @@ from sharding.topology import change_map, shard_map_document
 
 
 def _check_configured(*hosts: str | None) -> None:
-    unknown = [host for host in hosts if host and host not in shard_aliases()]
-    if unknown:
-        raise ShardMapError(f"not configured in PINSITE_SHARD_HOSTS: {', '.join(unknown)}")
+    """Every named host is configured or registered (:func:`sharding.hosts.require_alias`)."""
+    for host in hosts:
+        if host:
+            require_alias(host)
 
 
 def attach_replica(master: str, replica: str | None) -> ShardMap:

@@ -40,12 +40,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from django.conf import settings
 from kazoo.exceptions import BadVersionError, KazooException, NoNodeError
 
 from sharding import failover, replication
 from sharding.coordination import root_path, zookeeper
-from sharding.exceptions import ShardingError, ShardMapUnavailable
+from sharding.exceptions import ShardingError, ShardMapError, ShardMapUnavailable
+from sharding.hosts import require_alias
 from sharding.topology import current_map
 
 log = logging.getLogger("pinsite.orchestrator")
@@ -131,8 +131,10 @@ class Orchestrator:
         """Set read-only every deposed master that answers again and is not yet fenced."""
         fenced = []
         for old in deposed(history(), masters):
-            if old not in settings.DATABASES:
-                continue  # no longer configured: nothing to reach
+            try:
+                require_alias(old)
+            except ShardMapError:
+                continue  # no longer configured or registered: nothing to reach
             health = replication.host_health(old)
             if health.reachable and not health.read_only and replication.fence(old):
                 fenced.append({"kind": "fenced", "master": old,

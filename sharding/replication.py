@@ -18,12 +18,13 @@ from django.conf import settings
 
 from sharding.conf import sharding_settings
 from sharding.exceptions import PromotionError, ShardUnavailable
+from sharding.hosts import require_alias
 
 
 @contextmanager
 def admin_cursor(alias: str, timeout: int = 3) -> Iterator[Any]:
     """A dictionary cursor on host ``alias`` as the admin user."""
-    database = settings.DATABASES[alias]
+    database = settings.DATABASES[require_alias(alias)]
     try:
         connection = MySQLdb.connect(
             host=database["HOST"], port=int(database["PORT"]),
@@ -51,6 +52,18 @@ class HostHealth:
     lag_seconds: int | None = None
     gtid: str | None = None
     error: str | None = None
+
+
+def unreachable(address: tuple[str, int]) -> str | None:
+    """Why the admin user cannot reach a MySQL server at ``address`` (None: it answers)."""
+    try:
+        connection = MySQLdb.connect(host=address[0], port=address[1],
+                                     user=sharding_settings.ADMIN_USER,
+                                     password=sharding_settings.ADMIN_PASSWORD, connect_timeout=3)
+    except MySQLdb.Error as exc:
+        return str(exc)
+    connection.close()
+    return None
 
 
 def host_health(alias: str) -> HostHealth:
@@ -85,7 +98,8 @@ def replication_problems(replica: str, master: str) -> list[str]:
     if status is None:
         return [*problems, f"{replica} replicates from nothing"]
     source = (str(status["Master_Host"]), int(status["Master_Port"]))
-    wanted = (str(settings.DATABASES[master]["HOST"]), int(settings.DATABASES[master]["PORT"]))
+    master_database = settings.DATABASES[require_alias(master)]
+    wanted = (str(master_database["HOST"]), int(master_database["PORT"]))
     if source != wanted:
         problems.append(f"{replica} replicates from {source[0]}:{source[1]}, not from {master} "
                         f"({wanted[0]}:{wanted[1]})")

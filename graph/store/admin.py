@@ -25,6 +25,17 @@ from graph.store.scripts import scripts
 BATCH = 500
 
 
+def unreachable(address: tuple[str, int]) -> str | None:
+    """Why a Redis server at ``address`` does not answer ``PING`` (None: it answers)."""
+    try:
+        with redis.Redis(host=address[0], port=address[1], socket_timeout=2,
+                         socket_connect_timeout=2) as probe:
+            probe.ping()
+    except redis.exceptions.RedisError as exc:
+        return str(exc)
+    return None
+
+
 def ping(instance: str) -> bool:
     """True if the instance answers (errors mean no)."""
     try:

@@ -1,4 +1,5 @@
-"""``manage.py graph init|verify|rebuild|vshards|promote|attach-replica``: operate the graph."""
+"""``manage.py graph init|verify|rebuild|vshards|promote|attach-replica|hosts``: operate the
+graph."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from django.core.management.base import CommandError, CommandParser
 from graph import failover, lookup, moves, repair, topology
 from graph.differences import VerifyReport
 from graph.exceptions import GraphError
-from graph.health import instance_health
+from graph.health import instance_health, unreachable
 from graph.vshards import vshard_count
+from sharding import registry
 from sharding.exceptions import ShardingError
+from sharding.management.hosts import HostKind, add_hosts_subcommand, run_hosts_subcommand
 from toolkit.commands import SubcommandCommand, progress
 
 SHOWN_DIFFERENCES = 50
@@ -52,6 +55,10 @@ class Command(SubcommandCommand):
                                     json_output=True)
         attach.add_argument("master", metavar="MASTER")
         attach.add_argument("replica", metavar="REPLICA")
+        add_hosts_subcommand(self, subparsers, parent)
+
+    def handle_hosts(self, **options: Any) -> None:
+        run_hosts_subcommand(self, REDIS_INSTANCES, **options)
 
     def handle_attach_replica(self, master: str, replica: str, json: bool = False,
                               **_: Any) -> None:
@@ -67,6 +74,9 @@ class Command(SubcommandCommand):
         self.stdout.write(f"vshard map {'created' if created else 'exists'} (version "
                           f"{current.version}): {current.count} vshards on "
                           f"{', '.join(current.masters())}")
+        seeded = registry.seed("redis", topology.configured_instances())
+        self.stdout.write(f"host registry: {len(seeded)} configured instance(s) registered"
+                          + (f" ({', '.join(seeded)})" if seeded else ""))
 
     def handle_verify(self, json: bool = False, **options: Any) -> None:
         """Print the report; exit with status 1 when Redis differs from the log (as ``diff``
@@ -198,3 +208,13 @@ def _health(instance: str) -> dict[str, Any]:
     if health.up:
         row["master_link_status"] = health.link
     return row
+
+
+def _instance_roles() -> dict[str, str]:
+    current = topology.current_map()
+    roles = {r.replica: "replica" for r in current.ranges if r.replica}
+    return {**roles, **{master: "master" for master in current.masters()}}
+
+
+REDIS_INSTANCES = HostKind("redis", topology.configured_instances, _instance_roles,
+                           unreachable, "vshard map")

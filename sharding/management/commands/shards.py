@@ -1,4 +1,5 @@
-"""``manage.py shards decode|init|show|promote``: operate the sharded MySQL layer."""
+"""``manage.py shards decode|init|show|promote|attach-replica|open|hosts``: operate the sharded
+MySQL layer."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from sharding import failover, ids, layout, replication, schema
+from sharding import failover, ids, layout, registry, replication, schema
 from sharding.exceptions import ShardingError
-from sharding.hosts import schema_name
+from sharding.hosts import configured_hosts, schema_name
+from sharding.management.hosts import HostKind, add_hosts_subcommand, run_hosts_subcommand
 from sharding.shardmap import ShardRange
 from sharding.topology import current_map, publish_initial_map, shard_map_document
 from toolkit.commands import SubcommandCommand, progress
@@ -40,6 +42,7 @@ class Command(SubcommandCommand):
                                     "record REPLICA as the hot standby of MASTER's ranges")
         attach.add_argument("master", metavar="MASTER")
         attach.add_argument("replica", metavar="REPLICA", nargs="?", default=None)
+        add_hosts_subcommand(self, subparsers, parent)
         opening = self.add_subparser(subparsers, parent, "open",
                                      "open shards FIRST-LAST on MASTER (creates them, then maps)")
         opening.add_argument("range", metavar="FIRST-LAST")
@@ -71,6 +74,9 @@ class Command(SubcommandCommand):
         shard_map = shard_map_document().read_fresh()
         self.stdout.write(f"shard map {'created' if created else 'exists'}: "
                           f"{shard_map.shard_count()} shards on {', '.join(shard_map.masters())}")
+        seeded = registry.seed("mysql", configured_hosts())
+        self.stdout.write(f"host registry: {len(seeded)} configured host(s) registered"
+                          + (f" ({', '.join(seeded)})" if seeded else ""))
         lock = threading.Lock()
         with progress(shard_map.shard_count(), "shards", enabled=not quiet) as bar:
             def advance(_alias: str, step: int) -> None:
@@ -132,6 +138,19 @@ class Command(SubcommandCommand):
                           f"({report.created_schemas} schemas created; map version "
                           f"{shard_map.version})")
 
+    def handle_hosts(self, **options: Any) -> None:
+        run_hosts_subcommand(self, SHARD_HOSTS, **options)
+
 
 def _yes(value: bool | None) -> str:
     return "-" if value is None else ("yes" if value else "NO")
+
+
+def _shard_roles() -> dict[str, str]:
+    shard_map = current_map()
+    roles = {r.replica: "replica" for r in shard_map.ranges if r.replica}
+    return {**roles, **{master: "master" for master in shard_map.masters()}}
+
+
+SHARD_HOSTS = HostKind("mysql", configured_hosts, _shard_roles, replication.unreachable,
+                       "shard map")
