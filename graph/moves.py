@@ -14,6 +14,10 @@
 
 A failed move leaves the map unchanged; run it again.
 
+:func:`split` moves the upper half of an instance's vshards to a new instance this way (the
+follower post's "bring up a new master … make it the new master for half"), a contiguous run
+at a time, each with its own short fence.
+
 >>> move(0, 31, "redis002a").keys_copied
 5120
 """
@@ -30,6 +34,8 @@ from graph.conf import graph_settings
 from graph.exceptions import MoveError
 from graph.store import admin
 from graph.vshardmap import VShardMap
+from graph.vshards import vshard_count
+from sharding.topology import current_map as shard_map
 
 Progress = Callable[[str], None]
 CONVERGE_ROUNDS = 5
@@ -167,3 +173,26 @@ def _switch(first: int, last: int, target: str, by_source: dict[str, list[int]])
         return current.homed(first, last, target, replica)
 
     return topology.change_map(change)
+
+
+def split(instance: str, target: str, progress: Progress | None = None) -> list[MoveReport]:
+    """Move the upper half of ``instance``'s vshards to ``target`` (a configured or
+    registered instance the map does not use yet), one contiguous run at a time; returns each
+    run's report. The cut halves the populated vshards, those of the open shards (a user's
+    vshard follows from their shard), and the empty ones above it go along."""
+    current = topology.read_fresh()
+    served = sorted(current.vshards_of(instance))
+    if len(served) < 2:
+        raise MoveError(f"{instance} is not a master of two vshards or more in the vshard map")
+    if target in current.instances():
+        raise MoveError(f"{target} is in the vshard map already: a split needs a new instance")
+    populated = {shard % vshard_count() for shard in shard_map().open_shards()}
+    halved = [vshard for vshard in served if vshard in populated]
+    cut = halved[len(halved) // 2] if len(halved) >= 2 else served[len(served) // 2]
+    runs: list[list[int]] = []
+    for vshard in (v for v in served if v >= cut):
+        if runs and runs[-1][-1] == vshard - 1:
+            runs[-1].append(vshard)
+        else:
+            runs.append([vshard])
+    return [move(run[0], run[-1], target, progress=progress) for run in runs]

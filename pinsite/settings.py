@@ -126,6 +126,8 @@ PINSITE_SHARDING = {
     "MAP_CACHE_FILE": str(VAR_DIR / "shardmap.json"),
     "ADMIN_USER": env.text("PINSITE_MYSQL_ADMIN_USER", "pinsite_admin"),
     "ADMIN_PASSWORD": env.text("PINSITE_MYSQL_ADMIN_PASSWORD", "pinsite_admin"),
+    "REPL_USER": env.text("PINSITE_MYSQL_REPL_USER", "repl"),
+    "REPL_PASSWORD": env.text("PINSITE_MYSQL_REPL_PASSWORD", "repl"),
 }
 
 # --- Follower graph: Redis masters (with replicas) holding 8,192 virtual shards -------------

@@ -21,6 +21,11 @@ DEFAULTS: dict[str, Any] = {
     "ADMIN_USER": "root",
     "ADMIN_PASSWORD": "",
     "PROMOTE_WAIT_SECONDS": 60,
+    # How long a use of a fenced shard (one moving to another host) waits for the move.
+    "FENCE_WAIT_SECONDS": 10,
+    # The replication account a new host uses to copy a master's shards (``shards split``).
+    "REPL_USER": "repl",
+    "REPL_PASSWORD": "repl",
     "OBJECT_CACHE": "objects",
     "LIST_CACHE": "lists",
     "LIST_CACHE_SIZE": 200,

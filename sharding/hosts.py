@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
@@ -18,10 +19,11 @@ from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connections, transaction
 
 from sharding import registry
+from sharding.conf import sharding_settings
 from sharding.exceptions import ShardingError, ShardMapError, ShardMapUnavailable, ShardUnavailable
 from sharding.mysql.base import DatabaseWrapper
 from sharding.mysql.pipeline import Check
-from sharding.shardmap import ShardMap
+from sharding.shardmap import ShardMap, ShardRange
 from sharding.topology import current_map
 
 
@@ -38,8 +40,25 @@ def shard_aliases() -> list[str]:
 
 
 def alias_for_shard(shard: int, shard_map: ShardMap | None = None) -> str:
-    """The Django alias of the master that serves ``shard`` now (in ``shard_map``)."""
-    return require_alias((shard_map or current_map()).master_for(shard))
+    """The Django alias of the master that serves ``shard`` now (in ``shard_map``). A shard
+    whose range is fenced (moving to another host) is waited for, up to ``FENCE_WAIT_SECONDS``,
+    then it is served by whichever host the map names."""
+    found = (shard_map or current_map()).range_for(shard)
+    if found.fenced:
+        found = _after_fence(shard)
+    return require_alias(found.master)
+
+
+def _after_fence(shard: int) -> ShardRange:
+    deadline = time.monotonic() + float(sharding_settings.FENCE_WAIT_SECONDS)
+    while True:
+        found = current_map().range_for(shard)
+        if not found.fenced:
+            return found
+        if time.monotonic() > deadline:
+            raise ShardUnavailable(f"shard {shard} is fenced while it moves to another host; "
+                                   "retry it")
+        time.sleep(0.01)
 
 
 _aliases_lock = threading.Lock()
@@ -75,10 +94,10 @@ def require_alias(name: str) -> str:
 
 
 @contextmanager
-def cursor(alias: str) -> Iterator[Any]:
+def cursor(alias: str, shard: int | None = None) -> Iterator[Any]:
     """A cursor on ``alias``; driver errors become :mod:`sharding.exceptions` errors. Outside
-    a transaction, a statement during which ``alias`` stopped being a master raises too (see
-    :func:`_still_serving`)."""
+    a transaction, a statement during which ``alias`` stopped being a master, or stopped
+    serving ``shard`` (when given), raises too (see :func:`_still_serving`)."""
     connection = connections[alias]
     before = None if connection.in_atomic_block else _map_or_none()
     try:
@@ -89,7 +108,9 @@ def cursor(alias: str) -> Iterator[Any]:
     except DatabaseError as exc:
         _discard_broken(alias)
         raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc
-    if before is not None:
+    if before is not None and shard is not None:
+        _still_serving(alias, before, lambda shard_map: _serves(shard_map, alias, shard), True)
+    elif before is not None:
         _still_serving(alias, before, lambda shard_map: alias in shard_map.masters())
 
 
@@ -129,21 +150,33 @@ def atomic(shard: int) -> Iterator[str]:
         _discard_broken(alias)
         raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc
     if not connections[alias].in_atomic_block:  # the outermost block: it committed
-        _still_serving(alias, before, lambda shard_map: shard_map.master_for(shard) == alias)
+        _still_serving(alias, before, lambda shard_map: _serves(shard_map, alias, shard), True)
 
 
-def _still_serving(alias: str, before: ShardMap, serves: Callable[[ShardMap], bool]) -> None:
+def _serves(shard_map: ShardMap, alias: str, shard: int) -> bool:
+    found = shard_map.range_for(shard)
+    return found.master == alias and not found.fenced
+
+
+def _still_serving(alias: str, before: ShardMap, serves: Callable[[ShardMap], bool],
+                   resolved: bool = False) -> None:
     """Raise if the shard map changed during a write so that ``alias`` no longer serves it.
 
     A master that a promotion replaced while it was unreachable (stopped, cut off) may still
     finish the statements it had received once it comes back, and answer them after its
     semi-synchronous wait times out. Those rows are on the deposed master only, so the write
-    must not be acknowledged: the caller gets :class:`ShardUnavailable` instead."""
+    must not be acknowledged: the caller gets :class:`ShardUnavailable` instead. The same
+    holds for a shard whose range was fenced for a move meanwhile (its host may already be
+    past the point the new host copied up to). ``resolved``: ``alias`` was chosen for this
+    shard, so a map that does not let it serve the shard now is refused even if the map
+    changed before the statement began."""
     now = _map_or_none()
-    if now is None or now is before or not serves(before) or serves(now):
+    if now is None or (now is before and not resolved) or serves(now):
+        return
+    if not resolved and not serves(before):
         return
     raise ShardUnavailable(f"shard host {alias} stopped serving this write's shards while it "
-                           "ran (a promotion): the write is not acknowledged; retry it")
+                           "ran (a promotion or a move): the write is not acknowledged; retry it")
 
 
 def _map_or_none() -> ShardMap | None:

@@ -109,6 +109,10 @@ class InvalidCursor(ShardingError, ValueError):
     """A page cursor that this module did not produce."""
 
 
+def _shard(table: MappingTable, from_id: int) -> int:
+    return expect_type(from_id, table.from_type).shard
+
+
 def _location(table: MappingTable, from_id: int) -> tuple[str, str]:
     shard = expect_type(from_id, table.from_type).shard
     return alias_for_shard(shard), f"{schema_name(shard)}.{table.name}"
@@ -124,7 +128,7 @@ def add(table: MappingTable, from_id: int, to_id: int, sequence: int | None = No
     """Add the edge ``from_id → to_id``; False if it was already there (kept unchanged)."""
     expect_type(to_id, table.to_type)
     alias, name = _location(table, from_id)
-    with cursor(alias) as c:
+    with cursor(alias, _shard(table, from_id)) as c:
         c.execute(f"INSERT IGNORE INTO {name} (from_id, to_id, sequence) VALUES (%s, %s, %s)",
                   [from_id, to_id, now_sequence() if sequence is None else sequence])
         added = c.rowcount > 0
@@ -138,7 +142,7 @@ def add_to_sequence(table: MappingTable, from_id: int, to_id: int, amount: int) 
     edge is new (MySQL counts an inserted row once, an updated one twice)."""
     expect_type(to_id, table.to_type)
     alias, name = _location(table, from_id)
-    with cursor(alias) as c:
+    with cursor(alias, _shard(table, from_id)) as c:
         c.execute(f"INSERT INTO {name} (from_id, to_id, sequence) VALUES (%s, %s, %s) "
                   "ON DUPLICATE KEY UPDATE sequence = sequence + VALUES(sequence)",
                   [from_id, to_id, amount])
@@ -151,7 +155,7 @@ def keep_top(table: MappingTable, from_id: int, keep: int) -> int:
     """Delete every edge of ``from_id`` but the ``keep`` with the highest sequence (ties: the
     highest ``to_id``); returns how many went."""
     alias, name = _location(table, from_id)
-    with cursor(alias) as c:
+    with cursor(alias, _shard(table, from_id)) as c:
         c.execute(f"SELECT sequence, to_id FROM {name} WHERE from_id = %s "
                   "ORDER BY sequence DESC, to_id DESC LIMIT 1 OFFSET %s", [from_id, keep - 1])
         last = c.fetchone()
@@ -169,7 +173,7 @@ def keep_top(table: MappingTable, from_id: int, keep: int) -> int:
 def remove(table: MappingTable, from_id: int, to_id: int) -> bool:
     """Remove the edge; False if it was not there."""
     alias, name = _location(table, from_id)
-    with cursor(alias) as c:
+    with cursor(alias, _shard(table, from_id)) as c:
         c.execute(f"DELETE FROM {name} WHERE from_id = %s AND to_id = %s", [from_id, to_id])
         removed = c.rowcount > 0
     _forget_on_commit(alias, table, from_id)
@@ -179,7 +183,7 @@ def remove(table: MappingTable, from_id: int, to_id: int) -> bool:
 def clear(table: MappingTable, from_id: int) -> int:
     """Remove every edge of ``from_id``'s list; returns how many there were."""
     alias, name = _location(table, from_id)
-    with cursor(alias) as c:
+    with cursor(alias, _shard(table, from_id)) as c:
         c.execute(f"DELETE FROM {name} WHERE from_id = %s", [from_id])
         removed = int(c.rowcount)
     _forget_on_commit(alias, table, from_id)

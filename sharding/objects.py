@@ -40,7 +40,7 @@ def _table(shard: int, table: str) -> str:
 def create(object_type: ObjectType, shard: int, data: JSONObject) -> int:
     """Store a new object on ``shard`` and return its ID."""
     alias = alias_for_shard(shard)
-    with cursor(alias) as c:
+    with cursor(alias, shard) as c:
         c.execute(f"INSERT INTO {_table(shard, object_type.table)} (data) VALUES (%s)",
                   [_encode(data)])
         local_id = int(c.lastrowid)
@@ -113,7 +113,7 @@ def update(object_id: int, data: JSONObject) -> None:
     parts = decompose(object_id)
     alias = alias_for_shard(parts.shard)
     table = _table(parts.shard, types.by_id(parts.type_id).table)
-    with cursor(alias) as c:
+    with cursor(alias, parts.shard) as c:
         c.execute(f"UPDATE {table} SET data = %s WHERE local_id = %s",
                   [_encode(data), parts.local_id])
         matched = c.rowcount
@@ -127,7 +127,7 @@ def delete(object_id: int) -> bool:
     parts = decompose(object_id)
     alias = alias_for_shard(parts.shard)
     table = _table(parts.shard, types.by_id(parts.type_id).table)
-    with cursor(alias) as c:
+    with cursor(alias, parts.shard) as c:
         c.execute(f"DELETE FROM {table} WHERE local_id = %s", [parts.local_id])
         deleted = c.rowcount > 0
     after_commit(alias, lambda: cache.forget_object(object_id))

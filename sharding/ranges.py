@@ -21,12 +21,15 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 
 @dataclass(frozen=True)
 class HostRange:
-    """Slots ``first..last`` (inclusive) on one master, with its hot-standby replica."""
+    """Slots ``first..last`` (inclusive) on one master, with its hot-standby replica.
+    ``fenced``: the range is moving to another master; nobody may use it until it is moved
+    (or unfenced)."""
 
     first: int
     last: int
     master: str
     replica: str | None = None
+    fenced: bool = False
 
     error: ClassVar[type[Exception]] = ValueError
     noun: ClassVar[str] = "range"
@@ -42,13 +45,15 @@ class HostRange:
         return range(self.first, self.last + 1)
 
     def to_json(self) -> dict[str, Any]:
-        return {"range": [self.first, self.last], "master": self.master, "replica": self.replica}
+        found = {"range": [self.first, self.last], "master": self.master, "replica": self.replica}
+        return {**found, "fenced": True} if self.fenced else found
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> Self:
         try:
             first, last = raw["range"]
-            return cls(int(first), int(last), str(raw["master"]), raw.get("replica") or None)
+            return cls(int(first), int(last), str(raw["master"]), raw.get("replica") or None,
+                       bool(raw.get("fenced", False)))
         except (KeyError, TypeError, ValueError) as exc:
             raise cls.error(f"malformed {cls.noun} range {raw!r}") from exc
 

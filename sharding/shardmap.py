@@ -81,6 +81,29 @@ class ShardMap(RangeMap[ShardRange]):
         return self._with(r if r.master != master else replace(r, master=replica, replica=None)
                           for r in self.ranges)
 
+    def fenced_from(self, master: str, cut: int) -> ShardMap:
+        """The map with ``master``'s shards from ``cut`` on fenced (ranges split at ``cut``)."""
+        if not self.ranges_of(master):
+            raise ShardMapError(f"{master} is not a master in the shard map")
+        pieces: list[ShardRange] = []
+        for r in self.ranges:
+            if r.master != master or r.last < cut:
+                pieces.append(r)
+            elif r.first >= cut:
+                pieces.append(replace(r, fenced=True))
+            else:
+                pieces += [replace(r, last=cut - 1), replace(r, first=cut, fenced=True)]
+        return self._with(pieces)
+
+    def fenced_moved(self, new_master: str, replica: str | None) -> ShardMap:
+        """The map with every fenced range on ``new_master`` (with ``replica``), open again."""
+        return self._with(replace(r, master=new_master, replica=replica, fenced=False)
+                          if r.fenced else r for r in self.ranges)
+
+    def unfenced(self) -> ShardMap:
+        """The map with every fence lifted (a move given up)."""
+        return self._with(replace(r, fenced=False) for r in self.ranges)
+
     def with_range(self, new: ShardRange) -> ShardMap:
         """The map with a newly opened range (it must not overlap any open shard)."""
         return self._with([*self.ranges, new])

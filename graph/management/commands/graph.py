@@ -1,5 +1,5 @@
-"""``manage.py graph init|verify|rebuild|vshards|promote|attach-replica|hosts``: operate the
-graph."""
+"""``manage.py graph init|verify|rebuild|vshards|promote|attach-replica|split|hosts``: operate
+the graph."""
 
 from __future__ import annotations
 
@@ -55,7 +55,32 @@ class Command(SubcommandCommand):
                                     json_output=True)
         attach.add_argument("master", metavar="MASTER")
         attach.add_argument("replica", metavar="REPLICA")
+        splitting = self.add_subparser(subparsers, parent, "split",
+                                       "move the upper half of INSTANCE's vshards to NEW online",
+                                       json_output=True)
+        splitting.add_argument("instance", metavar="INSTANCE")
+        splitting.add_argument("new", metavar="NEW")
+        splitting.add_argument("--replica", default=None,
+                               help="make this instance NEW's replica and name it in the map")
         add_hosts_subcommand(self, subparsers, parent)
+
+    def handle_split(self, instance: str, new: str, replica: str | None = None,
+                     json: bool = False, **_: Any) -> None:
+        topology.address_of(new)  # configured or registered, before anything moves
+        reports = moves.split(instance, new,
+                              progress=None if json else lambda phase: self.stderr.write(phase))
+        if replica:
+            failover.attach_replica(new, replica)
+        if json:
+            self.print_json({"moves": [report.to_json() for report in reports],
+                             "replica": replica})
+            return
+        for report in reports:
+            self.stdout.write(f"moved vshards {report.first}-{report.last} "
+                              f"({report.vshards_moved}) from {instance} to {new}: "
+                              f"{report.keys_copied} keys copied, {report.seconds}s")
+        if replica:
+            self.stdout.write(f"{replica} replicates {new}")
 
     def handle_hosts(self, **options: Any) -> None:
         run_hosts_subcommand(self, REDIS_INSTANCES, **options)

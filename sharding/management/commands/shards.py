@@ -1,5 +1,5 @@
-"""``manage.py shards decode|init|show|promote|attach-replica|open|hosts``: operate the sharded
-MySQL layer."""
+"""``manage.py shards decode|init|show|promote|attach-replica|open|split|cleanup|hosts``:
+operate the sharded MySQL layer."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from sharding import failover, ids, layout, registry, replication, schema
+from sharding import failover, ids, layout, registry, replication, schema, split
 from sharding.exceptions import ShardingError
 from sharding.hosts import configured_hosts, schema_name
 from sharding.management.hosts import HostKind, add_hosts_subcommand, run_hosts_subcommand
@@ -42,6 +42,18 @@ class Command(SubcommandCommand):
                                     "record REPLICA as the hot standby of MASTER's ranges")
         attach.add_argument("master", metavar="MASTER")
         attach.add_argument("replica", metavar="REPLICA", nargs="?", default=None)
+        splitting = self.add_subparser(subparsers, parent, "split",
+                                   "move the upper half of MASTER's shards to NEW_MASTER "
+                                   "(copied, replicated, fenced briefly, switched)",
+                                   json_output=True)
+        splitting.add_argument("master", metavar="MASTER")
+        splitting.add_argument("new_master", metavar="NEW_MASTER")
+        splitting.add_argument("--replica", default=None, help="NEW_MASTER's replica, recorded in "
+                                                          "the map (it must replicate it)")
+        cleanup = self.add_subparser(subparsers, parent, "cleanup",
+                                     "drop the shard schemas a master no longer serves "
+                                     "(after a split)", json_output=True)
+        cleanup.add_argument("--dry-run", action="store_true", help="only list them")
         add_hosts_subcommand(self, subparsers, parent)
         opening = self.add_subparser(subparsers, parent, "open",
                                      "open shards FIRST-LAST on MASTER (creates them, then maps)")
@@ -137,6 +149,29 @@ class Command(SubcommandCommand):
         self.stdout.write(f"opened shards {new.first}-{new.last} on {master} "
                           f"({report.created_schemas} schemas created; map version "
                           f"{shard_map.version})")
+
+    def handle_split(self, master: str, new_master: str, replica: str | None = None,
+                     json: bool = False, **_: Any) -> None:
+        report = split.split(master, new_master, replica,
+                             progress=(lambda _: None) if json else self.stderr.write)
+        if json:
+            self.print_json(report.to_json())
+            return
+        self.stdout.write(f"moved shards {report.first_shard}-{report.last_shard} "
+                          f"({report.shards_moved}) from {master} to {new_master}: copied and "
+                          f"caught up in {report.copy_seconds:.2f}s, writes fenced for "
+                          f"{report.fence_seconds:.2f}s, map version {report.map_version}; "
+                          "`shards cleanup` drops the copies left behind")
+
+    def handle_cleanup(self, dry_run: bool = False, json: bool = False, **_: Any) -> None:
+        dropped = split.cleanup(dry_run)
+        if json:
+            self.print_json(dropped)
+            return
+        verb = "would drop" if dry_run else "dropped"
+        for host, schemas in dropped.items():
+            self.stdout.write(f"{host}: {verb} {len(schemas)} schema(s)"
+                              + (f" ({schemas[0]} … {schemas[-1]})" if schemas else ""))
 
     def handle_hosts(self, **options: Any) -> None:
         run_hosts_subcommand(self, SHARD_HOSTS, **options)

@@ -1,0 +1,122 @@
+"""``shards split``: the upper half of a master's shards moves to a new host while a writer
+process creates rows on every shard throughout. No acknowledged row is lost, each is on the
+host that serves its shard afterwards, and the writer's longest pause (the fence) is measured
+and printed. ``shards cleanup`` then drops the copies left behind."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+import threading
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+
+import MySQLdb
+import pytest
+
+from devstack.pairs import destroy, mysql_pair
+from sharding import ids
+from sharding.hosts import schema_name
+from tests.polling import wait_until
+from tests.sharding.test_failover import REPO, pair_environment
+from toolkit.bench import free_loopback_ports
+
+OLD, NEW, NEW_REPLICA = "mysqlk1a", "mysqlk2a", "mysqlk2b"
+
+
+class Hosts:
+    def __init__(self, root: Path) -> None:
+        self.ports = free_loopback_ports(4)
+        self.pairs = (mysql_pair(OLD, "mysqlk1b", self.ports[0], self.ports[1], root),
+                      mysql_pair(NEW, NEW_REPLICA, self.ports[2], self.ports[3], root))
+        self.environment = {
+            **pair_environment((self.ports[0], self.ports[1]), root),
+            "PINSITE_SHARD_HOSTS": f"{OLD}=127.0.0.1:{self.ports[0]},"
+                                   f"mysqlk1b=127.0.0.1:{self.ports[1]}",
+            "PINSITE_SHARD_PAIRS": f"{OLD}:mysqlk1b", "PINSITE_SHARD_COUNT": "8"}
+
+    def port_of(self, host: str) -> int:
+        return self.ports[{OLD: 0, NEW: 2, NEW_REPLICA: 3}[host]]
+
+
+@pytest.fixture
+def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hosts]:
+    made = Hosts(tmp_path_factory.mktemp("split"))
+    try:
+        yield made
+    finally:
+        destroy(*made.pairs[0], *made.pairs[1])
+
+
+def _manage(environment: dict[str, str], *args: str) -> str:
+    result = subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=environment,
+                            capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def _rows_on(port: int, shard: int) -> set[int]:
+    with MySQLdb.connect(host="127.0.0.1", port=port, user="root") as connection:
+        cursor = connection.cursor()
+        cursor.execute(f"SELECT local_id FROM {schema_name(shard)}.pins")
+        return {int(row[0]) for row in cursor.fetchall()}
+
+
+def _schemas_on(port: int) -> set[str]:
+    with MySQLdb.connect(host="127.0.0.1", port=port, user="root") as connection:
+        cursor = connection.cursor()
+        cursor.execute("SELECT schema_name FROM information_schema.schemata "
+                       "WHERE schema_name LIKE 'db%'")
+        return {str(row[0]) for row in cursor.fetchall()}
+
+
+@pytest.mark.slow
+def test_a_split_under_a_writer_loses_no_acknowledged_row(hosts: Hosts) -> None:
+    environment = hosts.environment
+    _manage(environment, "shards", "init", "--quiet")
+    for host in (NEW, NEW_REPLICA):
+        _manage(environment, "shards", "hosts", "add", host, f"127.0.0.1:{hosts.port_of(host)}")
+    writer = subprocess.Popen([sys.executable, "-m", "sharding.bench_writer"], cwd=REPO,
+                              env=environment, stdout=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    output = writer.stdout
+    assert output is not None
+    threading.Thread(target=lambda: lines.extend(output), daemon=True).start()
+    try:
+        assert wait_until(lambda: len(lines) >= 200, timeout=30)
+        report = json.loads(_manage(environment, "shards", "split", OLD, NEW, "--replica",
+                                    NEW_REPLICA, "--json"))
+        written = len(lines)
+        assert wait_until(lambda: len(lines) >= written + 200, timeout=30)  # it went on
+    finally:
+        writer.terminate()
+        writer.wait(timeout=30)
+
+    assert (report["first_shard"], report["last_shard"]) == (4, 7)
+    shown = json.loads(_manage(environment, "shards", "show", "--json"))
+    assert [(r["range"], r["master"], r["replica"]) for r in shown["ranges"]] == [
+        ([0, 3], OLD, "mysqlk1b"), ([4, 7], NEW, NEW_REPLICA)]
+    acknowledged = [line.split() for line in lines if line.startswith("OK ")]
+    assert not [line for line in lines if line.startswith("ERR")]
+    by_shard: dict[int, set[int]] = defaultdict(set)
+    for _, row, _ in acknowledged:
+        parts = ids.decompose(int(row))
+        by_shard[parts.shard].add(parts.local_id)
+    for shard, local_ids in by_shard.items():
+        home = OLD if shard < 4 else NEW
+        missing = local_ids - _rows_on(hosts.port_of(home), shard)
+        assert not missing, f"shard {shard}: {len(missing)} acknowledged rows missing on {home}"
+    times = [float(fields[2]) for fields in acknowledged]
+    longest = max(later - earlier for earlier, later in itertools.pairwise(times))
+    print(f"\nsplit: fence {report['fence_seconds']:.2f}s; the writer's longest pause "
+          f"{longest:.2f}s over {len(acknowledged)} acknowledged rows")
+    assert report["fence_seconds"] < 5 and longest < 5
+
+    _manage(environment, "shards", "cleanup")
+    assert _schemas_on(hosts.port_of(OLD)) == {schema_name(shard) for shard in range(4)}
+    assert _schemas_on(hosts.port_of(NEW)) == {schema_name(shard) for shard in range(4, 8)}
+    assert wait_until(lambda: _schemas_on(hosts.port_of(NEW_REPLICA)) == _schemas_on(
+        hosts.port_of(NEW)), timeout=10)
