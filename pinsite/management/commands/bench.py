@@ -63,6 +63,13 @@ class Command(SubcommandCommand):
                                                                    "pair each (default 5)")
         failover.add_argument("--store", choices=["mysql", "redis", "both"], default="both",
                               help="which masters to kill (default both)")
+        splitting = self.add_subparser(subparsers, parent, "split",
+                                       "split a throwaway shard host under a writer: the "
+                                       "fence and the writer's longest pause", json_output=True)
+        splitting.add_argument("--runs", type=int, default=3, help="splits, new pairs each")
+        splitting.add_argument("--shards", type=int, default=64, help="shards on the master")
+        splitting.add_argument("--rows", type=int, default=20_000,
+                               help="rows written before the split")
         site = self.add_subparser(subparsers, parent, "site",
                                   "the whole site over HTTP under a mix of clients, beside the "
                                   "same requests in process", json_output=True)
@@ -143,6 +150,17 @@ class Command(SubcommandCommand):
             figures["mysql"] = shard_bench.run(runs=runs, progress=progress)
         if store in ("redis", "both"):
             figures["redis"] = graph_bench.run(runs=runs, progress=progress)
+        self.report(figures, json)
+
+    def handle_split(self, runs: int, shards: int, rows: int, json: bool = False,
+                     **_: Any) -> None:
+        from sharding import bench_split
+
+        require_counts(("--runs", runs), ("--rows", rows), ("--shards", shards))
+        if runs > 10 or shards < 2:
+            raise CommandError("--runs must be at most 10 and --shards at least 2")
+        figures = bench_split.run(runs=runs, shards=shards, rows=rows,
+                                  progress=(lambda _: None) if json else self.stderr.write)
         self.report(figures, json)
 
     def handle_site(self, clients: int, seconds: float, samples: int, workers: int,

@@ -1,0 +1,129 @@
+"""``manage.py bench split``: the longest pause a writer sees while half of a master's shards
+move to a new host (``shards split``).
+
+Each run starts two throwaway MariaDB pairs (``devstack.pairs``) and a shard map of its own
+(a fresh ZooKeeper root) with ``shards`` shards on the first pair, fills them with ``rows``
+rows, registers the second pair and starts a writer that creates rows on every shard in turn
+without pause and prints the time of each acknowledged one. Once the writer is going, the
+split runs. The figures: the fence the split reports, the writer's longest gap between two
+acknowledged rows (its longest pause), its gap at the median (its pace), and the copy time.
+
+Loopback only; each run removes its pairs, processes and ZooKeeper root.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from sharding.bench_failover import REPO, start
+from sharding.coordination import zookeeper
+from toolkit.bench import free_loopback_ports
+
+OLD, OLD_REPLICA, NEW, NEW_REPLICA = "mysqlp1a", "mysqlp1b", "mysqlp2a", "mysqlp2b"
+
+
+def run(runs: int = 3, shards: int = 64, rows: int = 20_000,
+        progress: Callable[[str], object] = lambda _: None) -> dict[str, Any]:
+    figures = []
+    for number in range(1, runs + 1):
+        figure = _one_run(shards, rows)
+        progress(f"run {number}: fenced {figure['fence_seconds']:.2f}s, longest pause "
+                 f"{figure['longest_pause_seconds']:.2f}s\n")
+        figures.append(figure)
+    return {"runs": runs, "shards": shards, "rows_before": rows, "each": figures,
+            **{f"median_{name}": round(statistics.median(f[name] for f in figures), 3)
+               for name in ("fence_seconds", "longest_pause_seconds", "writer_gap_p50_ms",
+                            "copy_seconds")}}
+
+
+def _one_run(shards: int, rows: int) -> dict[str, Any]:
+    from devstack.pairs import destroy, mysql_pair
+
+    ports = free_loopback_ports(4)
+    with tempfile.TemporaryDirectory(prefix="pinsite-bench-split-") as folder:
+        root = Path(folder)
+        old = mysql_pair(OLD, OLD_REPLICA, ports[0], ports[1], root)
+        new = mysql_pair(NEW, NEW_REPLICA, ports[2], ports[3], root)
+        zk_root = f"/pinsite-bench-split-{uuid.uuid4().hex[:8]}"
+        environment = {
+            **os.environ,
+            "PINSITE_SHARD_HOSTS": f"{OLD}=127.0.0.1:{ports[0]},{OLD_REPLICA}=127.0.0.1:"
+                                   f"{ports[1]}",
+            "PINSITE_SHARD_PAIRS": f"{OLD}:{OLD_REPLICA}", "PINSITE_SHARD_COUNT": str(shards),
+            "PINSITE_ZK_ROOT": zk_root, "PINSITE_VAR": str(root / "var"),
+        }
+        writer = None
+        try:
+            _manage(environment, "shards", "init", "--quiet")
+            _fill(environment, rows)
+            for name, port in ((NEW, ports[2]), (NEW_REPLICA, ports[3])):
+                _manage(environment, "shards", "hosts", "add", name, f"127.0.0.1:{port}")
+            writer = start(environment, ["-m", "sharding.bench_writer"], None)
+            lines = _collect(writer)
+            _wait_for(lambda: len(lines) >= 200)
+            report = json.loads(_manage(environment, "shards", "split", OLD, NEW,
+                                        "--replica", NEW_REPLICA, "--json"))
+            written = len(lines)
+            _wait_for(lambda: len(lines) >= written + 200)
+            writer.terminate()
+            writer.wait(timeout=30)
+            times = [float(line.split()[2]) for line in lines if line.startswith("OK ")]
+            gaps = sorted(later - earlier for earlier, later in itertools.pairwise(times))
+            return {"fence_seconds": report["fence_seconds"],
+                    "longest_pause_seconds": round(gaps[-1], 3),
+                    "writer_gap_p50_ms": round(statistics.median(gaps) * 1000, 3),
+                    "copy_seconds": report["copy_seconds"],
+                    "shards_moved": report["shards_moved"]}
+        finally:
+            if writer is not None and writer.poll() is None:
+                writer.terminate()
+                writer.wait(timeout=30)
+            destroy(*old, *new)
+            zookeeper.require().delete(zk_root, recursive=True)
+
+
+def _collect(writer: subprocess.Popen[str]) -> list[str]:
+    """The writer's lines, read as they come (a full pipe would stall the writer)."""
+    lines: list[str] = []
+    output = writer.stdout
+    assert output is not None
+    threading.Thread(target=lambda: lines.extend(output), daemon=True).start()
+    return lines
+
+
+def _wait_for(condition: Callable[[], bool], limit: float = 60.0) -> None:
+    deadline = time.monotonic() + limit
+    while not condition():
+        if time.monotonic() > deadline:
+            raise RuntimeError("the bench writer stalled")
+        time.sleep(0.05)
+
+
+def _fill(environment: dict[str, str], rows: int) -> None:
+    """``rows`` rows over every shard, so that the copy has something to copy."""
+    script = ("from pins.types import PIN\nfrom sharding import objects\n"
+              "from sharding.topology import current_map\n"
+              "shards = current_map().open_shards()\n"
+              f"for n in range({rows}):\n"
+              "    objects.create(PIN, shards[n % len(shards)], {'n': n, 'pad': 'x' * 200})\n")
+    _manage(environment, "shell", "-c", script)
+
+
+def _manage(environment: dict[str, str], *args: str) -> str:
+    result = subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=environment,
+                            capture_output=True, text=True, timeout=600)
+    if result.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(args[:2])} failed: {result.stderr[-500:]}")
+    return result.stdout
