@@ -6,7 +6,8 @@ Each run starts two throwaway MariaDB pairs (``devstack.pairs``) and a shard map
 rows, registers the second pair and starts a writer that creates rows on every shard in turn
 without pause and prints the time of each acknowledged one. Once the writer is going, the
 split runs. The figures: the fence the split reports, the writer's longest gap between two
-acknowledged rows (its longest pause), its gap at the median (its pace), and the copy time.
+acknowledged rows (its longest pause), its gap at the median (its pace), the copy time, and
+the writes refused (one under way on the old host when the fence came is not acknowledged).
 
 Loopback only; each run removes its pairs, processes and ZooKeeper root.
 """
@@ -80,12 +81,14 @@ def _one_run(shards: int, rows: int) -> dict[str, Any]:
             writer.terminate()
             writer.wait(timeout=30)
             times = [float(line.split()[2]) for line in lines if line.startswith("OK ")]
+            refused = sum(line.startswith("ERR") for line in lines)
             gaps = sorted(later - earlier for earlier, later in itertools.pairwise(times))
             return {"fence_seconds": report["fence_seconds"],
                     "longest_pause_seconds": round(gaps[-1], 3),
                     "writer_gap_p50_ms": round(statistics.median(gaps) * 1000, 3),
                     "copy_seconds": report["copy_seconds"],
-                    "shards_moved": report["shards_moved"]}
+                    "shards_moved": report["shards_moved"],
+                    "writes_refused": refused}
         finally:
             if writer is not None and writer.poll() is None:
                 writer.terminate()
