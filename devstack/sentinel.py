@@ -9,7 +9,7 @@ from then on it belongs to the sentinel.
 pinsite follows Sentinel's promotions into the vshard map (``manage.py orchestrator run``);
 ``devstack`` follows them into its recorded roles like any other promotion.
 
->>> sentinel = Sentinel("sentinel1", 13461, home, groups=[("redis001", (a, b))])
+>>> sentinel = Sentinel("sentinel1", 13401, home, groups=[("redis001", (a, b))])
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from devstack.service import MASTER, Service
 QUORUM = 2
 DOWN_AFTER_MS = 3000
 """Silence after which a sentinel counts a master as down. Generous for the shared local
-stacks, whose two cores a test run keeps busy; the failover tests and the bench start
+stacks, whose two cores a test run keeps busy; the graph failover tests start
 sentinels of their own with a shorter one."""
 FAILOVER_TIMEOUT_MS = 10_000
 

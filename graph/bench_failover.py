@@ -20,7 +20,6 @@ own graph are rebuilt from the log.
 from __future__ import annotations
 
 import os
-import signal
 import statistics
 import tempfile
 import time
@@ -34,13 +33,7 @@ import redis
 from graph import repair
 from graph.vshards import vshard_of
 from pins.actions import create_pinner
-from sharding.bench_failover import (
-    GOAL_SECONDS,
-    first_write_after,
-    manage,
-    start,
-    wait_for_writes,
-)
+from sharding.bench_failover import GOAL_SECONDS, manage, seconds_to_next_write, start, stop
 from sharding.coordination import zookeeper
 from toolkit.bench import free_loopback_ports
 
@@ -111,15 +104,9 @@ def _one_run(users: list[int]) -> float:
             writer = start(environment, ["-m", "sharding.bench_writer", "--follow",
                                          ",".join(map(str, users))], None)
             processes.append(writer)
-            wait_for_writes(writer, 50)
-            master.kill(signal.SIGKILL)
-            killed = time.monotonic()
-            return first_write_after(writer, killed) - killed
+            return seconds_to_next_write(writer, master)
         finally:
-            for process in processes:
-                process.terminate()
-            for process in processes:
-                process.wait(timeout=30)
+            stop(processes)
             destroy(*sentinels, master, replica)
             zookeeper.require().delete(zk_root, recursive=True)
 

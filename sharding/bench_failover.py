@@ -76,17 +76,28 @@ def _one_run() -> float:
                 "--failures", str(FAILURES)], root / "orchestrator.log"))
             writer = start(environment, ["-m", "sharding.bench_writer"], None)
             processes.append(writer)
-            wait_for_writes(writer, 50)
-            master.kill(signal.SIGKILL)
-            killed = time.monotonic()
-            return first_write_after(writer, killed) - killed
+            return seconds_to_next_write(writer, master)
         finally:
-            for process in processes:
-                process.terminate()
-            for process in processes:
-                process.wait(timeout=30)
+            stop(processes)
             destroy(master, replica)
             zookeeper.require().delete(zk_root, recursive=True)
+
+
+def seconds_to_next_write(writer: subprocess.Popen[str], master: Any) -> float:
+    """Once ``writer`` has 50 acknowledged writes, SIGKILL ``master`` (a devstack service);
+    the seconds from the kill to the writer's next acknowledged write."""
+    wait_for_writes(writer, 50)
+    master.kill(signal.SIGKILL)
+    killed = time.monotonic()
+    return first_write_after(writer, killed) - killed
+
+
+def stop(processes: list[subprocess.Popen[str]]) -> None:
+    """Terminate ``processes``, then wait for each."""
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.wait(timeout=30)
 
 
 def start(environment: dict[str, str], args: list[str],
