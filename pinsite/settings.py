@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "feed",
     "feed.smart",
     "accounts",
+    "legacy",
 ]
 
 MIDDLEWARE = [

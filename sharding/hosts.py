@@ -98,7 +98,7 @@ def cursor(alias: str, shard: int | None = None) -> Iterator[Any]:
     """A cursor on ``alias``; driver errors become :mod:`sharding.exceptions` errors. Outside
     a transaction, a statement during which ``alias`` stopped being a master, or stopped
     serving ``shard`` (when given), raises too (see :func:`_still_serving`)."""
-    connection = connections[alias]
+    connection = connections[require_alias(alias)]
     before = None if connection.in_atomic_block else _map_or_none()
     try:
         with connection.cursor() as raw_cursor:
@@ -118,7 +118,7 @@ def send_unanswered(alias: str, sql: str, check: Check | None = None) -> None:
     """Send ``sql`` on ``alias`` without waiting for its answer: the connection's next
     statement (sent first), commit, rollback or check reads it, gives it to ``check``, and
     raises its error (see :mod:`sharding.mysql.pipeline`)."""
-    connection = connections[alias]
+    connection = connections[require_alias(alias)]
     assert isinstance(connection, DatabaseWrapper), f"{alias} is not a shard host"
     try:
         connection.send_unanswered(sql, check)

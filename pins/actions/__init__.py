@@ -6,7 +6,7 @@ the API, commands and queue workers.
 """
 
 from pins.actions.boards import create_board, delete_board, update_board
-from pins.actions.pinners import create_pinner, random_open_shard
+from pins.actions.pinners import create_pinner, random_open_shard, update_pinner
 from pins.actions.pins import create_pin, delete_pin, repin, update_pin
 
 __all__ = [
@@ -19,4 +19,5 @@ __all__ = [
     "repin",
     "update_board",
     "update_pin",
+    "update_pinner",
 ]

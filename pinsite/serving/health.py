@@ -30,6 +30,7 @@ from django.views.decorators.http import require_GET
 from feed.store import pools as hbase
 from graph import topology as graph_topology
 from graph.store.connections import client as redis_client
+from sharding.hosts import require_alias
 from sharding.topology import current_map
 
 TIMEOUT_SECONDS = 2.0
@@ -95,6 +96,8 @@ def _run(probe: Callable[[], object]) -> dict[str, Any]:
 
 
 def _select_one(alias: str) -> None:
+    if alias != "default":
+        require_alias(alias)  # a shard host registered after this process started
     try:
         with connections[alias].cursor() as cursor:
             cursor.execute("SELECT 1")

@@ -37,8 +37,9 @@ def test_decode_rejects_bad_ids_with_a_command_error(bad: str) -> None:
 def test_init_is_idempotent() -> None:
     output = _run("init", "--quiet")
     assert "shard map exists" in output
+    assert "host registry: 0 configured host(s) registered" in output
     assert all(" 0 schemas and 0 tables created" in line
-               for line in output.splitlines()[1:])
+               for line in output.splitlines()[2:])
 
 
 def test_show_lists_every_range_with_master_and_replica_health() -> None:
@@ -63,7 +64,7 @@ def test_opening_an_overlapping_range_is_a_command_error() -> None:
 
 
 def test_opening_a_range_on_an_unconfigured_host_is_a_command_error() -> None:
-    with pytest.raises(CommandError, match="not configured"):
+    with pytest.raises(CommandError, match=r"neither configured .* nor registered"):
         _run("open", "60000-60001", "mysql999a")
 
 
@@ -95,7 +96,7 @@ def test_attaching_a_replica_records_it_in_the_map() -> None:
 
 
 def test_attaching_an_unconfigured_replica_is_a_command_error() -> None:
-    with pytest.raises(CommandError, match="not configured"):
+    with pytest.raises(CommandError, match=r"neither configured .* nor registered"):
         _run("attach-replica", current_map().masters()[0], "mysql999b")
 
 

@@ -70,6 +70,12 @@ class Command(SubcommandCommand):
         splitting.add_argument("--shards", type=int, default=64, help="shards on the master")
         splitting.add_argument("--rows", type=int, default=20_000,
                                help="rows written before the split")
+        importing = self.add_subparser(subparsers, parent, "import",
+                                       "a legacy site copied by one pass, beside raw multi-row "
+                                       "INSERTs", json_output=True)
+        importing.add_argument("--users", type=int, default=100,
+                               help="legacy users (with 2x boards, 4x pins, 2x follows)")
+        importing.add_argument("--workers", type=int, default=4, help="queue worker threads")
         site = self.add_subparser(subparsers, parent, "site",
                                   "the whole site over HTTP under a mix of clients, beside the "
                                   "same requests in process", json_output=True)
@@ -161,6 +167,14 @@ class Command(SubcommandCommand):
             raise CommandError("--runs must be at most 10 and --shards at least 2")
         figures = bench_split.run(runs=runs, shards=shards, rows=rows,
                                   progress=(lambda _: None) if json else self.stderr.write)
+        self.report(figures, json)
+
+    def handle_import(self, users: int, workers: int, json: bool = False, **_: Any) -> None:
+        from legacy import bench
+
+        require_counts(("--users", users), ("--workers", workers))
+        figures = bench.run(users=users, workers=workers,
+                            progress=(lambda _: None) if json else self.stderr.write)
         self.report(figures, json)
 
     def handle_site(self, clients: int, seconds: float, samples: int, workers: int,

@@ -1,0 +1,138 @@
+"""Passes over the legacy database: each cuts every table into batches of IDs, puts them on
+the queue (``legacy_import_batch``; any number of workers take them) and waits for them, a
+table at a time in the order of :data:`legacy.source.KINDS`, so every row finds the rows it
+refers to copied already. A pass copies what is new or changed since the last one; passes
+repeat until one copies nothing (``--until-converged``), as the sharding post's scripting farm
+did "over and over again until the new things being written … are tiny or zero".
+
+>>> run_pass("mysql://legacy:secret@10.0.0.9:3306/site", batch_size=200).copied
+{'users': 1200, 'boards': 3400, ...}
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from legacy import source
+from legacy.copying import copy_batch
+from legacy.errors import LegacyError
+from legacy.models import LegacyBatch
+from toolkit.queue import send_all
+
+PASSES_AT_MOST = 50
+STALL_SECONDS = 15.0
+Bar = Callable[[int, str], AbstractContextManager[Any]]
+
+
+@dataclass
+class PassReport:
+    pass_id: str
+    copied: dict[str, int] = field(default_factory=dict)
+    waiting: dict[str, int] = field(default_factory=dict)
+    rejected: dict[str, int] = field(default_factory=dict)
+    rows: int = 0
+    seconds: float = 0.0
+
+    @property
+    def changed(self) -> int:
+        return sum(self.copied.values()) + sum(self.waiting.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pass": self.pass_id, "copied": self.copied, "waiting": self.waiting,
+                "rejected": self.rejected, "rows_read": self.rows,
+                "seconds": round(self.seconds, 2)}
+
+
+def run_pass(url: str, batch_size: int = 200, inline: bool = False, bar: Bar | None = None,
+             warn: Callable[[str], object] = lambda _: None) -> PassReport:
+    """One pass over every legacy table (see the module)."""
+    connection = source.connect(url)
+    report, began = PassReport(uuid.uuid4().hex[:12]), time.monotonic()
+    for kind in source.KINDS:
+        bounds = source.id_bounds(connection, kind.name)
+        batches = [] if bounds is None else [
+            LegacyBatch.objects.create(pass_id=report.pass_id, source=url, kind=kind.name,
+                                       first_id=first, last_id=min(first + batch_size - 1,
+                                                                   bounds[1]))
+            for first in range(bounds[0], bounds[1] + 1, batch_size)]
+        report.rows += source.count(connection, kind.name)
+        with (bar or _no_bar)(len(batches), kind.name) as progress:
+            if inline:
+                for batch in batches:
+                    run_batch(batch.id)
+                    progress.update(1)
+            else:
+                _queue_and_wait(batches, progress, warn)
+        done = LegacyBatch.objects.filter(pass_id=report.pass_id, kind=kind.name)
+        report.copied[kind.name] = sum(batch.copied for batch in done)
+        report.waiting[kind.name] = sum(batch.waiting for batch in done)
+        report.rejected[kind.name] = sum(batch.rejected for batch in done)
+    report.seconds = time.monotonic() - began
+    return report
+
+
+def until_converged(url: str, batch_size: int = 200, inline: bool = False,
+                    bar: Bar | None = None, warn: Callable[[str], object] = lambda _: None,
+                    after_pass: Callable[[PassReport], object] = lambda _: None
+                    ) -> list[PassReport]:
+    """Passes until one copies nothing and leaves nothing waiting."""
+    reports: list[PassReport] = []
+    for _ in range(PASSES_AT_MOST):
+        reports.append(run_pass(url, batch_size, inline, bar, warn))
+        after_pass(reports[-1])
+        if reports[-1].changed == 0:
+            return reports
+    raise LegacyError(f"{PASSES_AT_MOST} passes did not converge: the legacy site changes "
+                      "faster than a pass copies; run again when it is quieter")
+
+
+def run_batch(batch_id: int) -> None:
+    """Copy one batch and mark it done (a worker's job, or inline)."""
+    batch = LegacyBatch.objects.get(pk=batch_id)
+    if batch.done:
+        return
+    connection = source.connect(batch.source)
+    try:
+        copied = copy_batch(connection, source.key(batch.source), batch.kind, batch.first_id,
+                            batch.last_id)
+    finally:
+        connection.close()
+    LegacyBatch.objects.filter(pk=batch_id).update(done=True, copied=copied.copied,
+                                                   waiting=copied.waiting,
+                                                   rejected=copied.rejected)
+
+
+def _queue_and_wait(batches: list[LegacyBatch], progress: Any,
+                    warn: Callable[[str], object]) -> None:
+    from legacy.tasks import import_batch
+
+    send_all(import_batch.message(batch.id) for batch in batches)
+    pending = {batch.id for batch in batches}
+    moved = time.monotonic()
+    while pending:
+        time.sleep(0.1)
+        finished = set(LegacyBatch.objects.filter(pk__in=pending, done=True)
+                       .values_list("pk", flat=True))
+        if finished:
+            progress.update(len(finished))
+            pending -= finished
+            moved = time.monotonic()
+        elif time.monotonic() - moved > STALL_SECONDS:
+            warn(f"no batch finished for {STALL_SECONDS:.0f}s: is a queue worker running "
+                 "(`dramatiq pinsite.worker`, or `runsite`)? `--inline` copies here instead")
+            moved = time.monotonic()
+
+
+class _Silent:
+    def update(self, _: int) -> None:
+        pass
+
+
+@contextmanager
+def _no_bar(_total: int, _name: str) -> Iterator[_Silent]:
+    yield _Silent()
