@@ -15,7 +15,7 @@ not copied yet (a board of a user a concurrent pass has not reached) waits for t
 one that pinsite's rules refuse (a follow of one's own board) is noted with the reason.
 
 >>> copy_batch(connection, "10.0.0.9:3306/site", "boards", 1, 500)
-Copied(copied=480, waiting=0)
+Copied(copied=480, waiting=0, rejected=0)
 """
 
 from __future__ import annotations
@@ -72,7 +72,8 @@ def copy_batch(connection: Any, site: str, kind: str, first_id: int, last_id: in
         if record is not None and record.fingerprint == print_ and (
                 record.pinsite_id is not None or record.rejected):
             continue  # copied as it is, or refused as it is
-        needed = [refs.get((ref_kind, row[column])) for ref_kind, column in _REFS[kind]]
+        needed = [refs.get((ref_kind, row[column]))
+                  for ref_kind, column in source.BY_NAME[kind].refers]
         if None in needed:
             waiting += 1
             continue
@@ -92,19 +93,10 @@ def copy_batch(connection: Any, site: str, kind: str, first_id: int, last_id: in
     return Copied(copied, waiting, rejected)
 
 
-_REFS: dict[str, tuple[tuple[str, str], ...]] = {
-    "users": (),
-    "boards": (("users", "user_id"),),
-    "pins": (("boards", "board_id"),),
-    "user_follows": (("users", "follower_id"), ("users", "followee_id")),
-    "board_follows": (("users", "user_id"), ("boards", "board_id")),
-}
-
-
 def _references(records: Any, kind: str, rows: list[source.Row]) -> dict[tuple[str, Any], int]:
     """``(kind, legacy ID) → pinsite ID`` of the rows ``rows`` refer to (copied ones only)."""
     found: dict[tuple[str, Any], int] = {}
-    for ref_kind, column in _REFS[kind]:
+    for ref_kind, column in source.BY_NAME[kind].refers:
         ids = {row[column] for row in rows}
         for record in records.filter(kind=ref_kind, legacy_id__in=ids,
                                      pinsite_id__isnull=False):

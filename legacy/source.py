@@ -31,19 +31,21 @@ from legacy.errors import LegacyError
 
 @dataclass(frozen=True)
 class Kind:
-    """One legacy table: its columns (``id`` first) and the kinds it refers to."""
+    """One legacy table: its columns (``id`` first) and its references, ``(kind, column)``."""
 
     name: str
     columns: tuple[str, ...]
-    refers_to: tuple[str, ...] = ()
+    refers: tuple[tuple[str, str], ...] = ()
 
 
 KINDS = (
     Kind("users", ("id", "username", "display_name")),
-    Kind("boards", ("id", "user_id", "name", "description"), ("users",)),
-    Kind("pins", ("id", "board_id", "title", "description", "link"), ("boards",)),
-    Kind("user_follows", ("id", "follower_id", "followee_id"), ("users",)),
-    Kind("board_follows", ("id", "user_id", "board_id"), ("users", "boards")),
+    Kind("boards", ("id", "user_id", "name", "description"), (("users", "user_id"),)),
+    Kind("pins", ("id", "board_id", "title", "description", "link"), (("boards", "board_id"),)),
+    Kind("user_follows", ("id", "follower_id", "followee_id"),
+         (("users", "follower_id"), ("users", "followee_id"))),
+    Kind("board_follows", ("id", "user_id", "board_id"),
+         (("users", "user_id"), ("boards", "board_id"))),
 )
 """In the order a pass copies them: every kind after those it refers to."""
 BY_NAME = {kind.name: kind for kind in KINDS}

@@ -8,10 +8,14 @@ twice, and a row pinsite refuses is reported, not lost."""
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
 import threading
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import dramatiq
@@ -29,6 +33,8 @@ from legacy.source import key
 from pins.actions import create_board
 from pins.selectors import boards_of, get_board, get_pin, get_user
 from sharding.ids import shard_of
+
+REPO = Path(__file__).resolve().parents[2]
 
 SCHEMA = """
 CREATE TABLE users (id BIGINT PRIMARY KEY AUTO_INCREMENT, username VARCHAR(150) UNIQUE NOT NULL,
@@ -108,23 +114,32 @@ def legacy() -> Iterator[Legacy]:
         made.drop()
 
 
+ENVIRONMENT = {**os.environ, "DJANGO_SETTINGS_MODULE": "pinsite.test_settings",
+               "PYTHONPATH": str(REPO)}
+
+
 @pytest.fixture
-def import_worker() -> Iterator[dramatiq.Worker]:
-    """Queue workers for the import's jobs, on the real RabbitMQ."""
+def import_worker() -> Iterator[subprocess.Popen[bytes]]:
+    """A queue worker process for the import's jobs, as production runs them."""
     broker: Any = dramatiq.get_broker()
     broker.declare_queue(tasks.QUEUE, ensure=True)
     broker.flush(tasks.QUEUE)
-    running = dramatiq.Worker(broker, queues={tasks.QUEUE}, worker_threads=3,
-                              worker_timeout=100)
-    running.start()
-    yield running
-    running.stop()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dramatiq", "pinsite.worker", "--processes", "1", "--threads",
+         "3", "--queues", tasks.QUEUE], cwd=REPO, env=ENVIRONMENT, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
+    yield process
+    process.terminate()
+    process.wait(timeout=60)
 
 
 def _import(*args: str) -> str:
-    out = io.StringIO()
-    call_command("import", *args, "--quiet", stdout=out)
-    return out.getvalue()
+    """The command in a process of its own (``--inline`` runs the jobs in it)."""
+    result = subprocess.run([sys.executable, "manage.py", "import", *args, "--quiet"],
+                            cwd=REPO, env=ENVIRONMENT, capture_output=True, text=True,
+                            timeout=240)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout
 
 
 def _verify(url: str) -> tuple[int, str]:
@@ -143,7 +158,7 @@ def _pinsite_id(legacy: Legacy, kind: str, legacy_id: int) -> int:
 
 @pytest.mark.slow
 def test_passes_by_queue_workers_converge_while_the_legacy_site_writes(
-        legacy: Legacy, import_worker: dramatiq.Worker) -> None:
+        legacy: Legacy, import_worker: subprocess.Popen[bytes]) -> None:
     stop = threading.Event()
     written: list[int] = []
 
