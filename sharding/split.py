@@ -15,8 +15,10 @@ replicated and the new replica becomes responsible for some DBs".
    compare-and-set; the waiting processes go on there. The fence stands from step 2 to here:
    that is the longest pause a writer of a moving shard sees, and the report gives it.
 
-A failure before the switch lifts the fence and leaves the map as it was. The moved schemas
-stay on MASTER, and the others on NEW_MASTER, until ``shards cleanup`` drops them.
+A failure before the switch lifts the fence and leaves the map as it was; one before the
+fence also takes NEW_MASTER back to where it was (not replicating, without the copy). The
+moved schemas stay on MASTER, and the others on NEW_MASTER, until ``shards cleanup`` drops
+them.
 
 >>> split("mysql001a", "mysql003a", "mysql003b").fence_seconds
 0.41
@@ -74,10 +76,16 @@ def split(master: str, new_master: str, replica: str | None = None,
     cut = shards[len(shards) // 2]
     started = time.monotonic()
     progress(f"copying {master}'s shards to {new_master}")
-    _copy(master, new_master, [schema_name(shard) for shard in shards])
-    durability = _replicate(new_master, master)
-    progress(f"{new_master} replicates {master}; catching up")
-    _close_in(new_master, master)
+    schemas = [schema_name(shard) for shard in shards]
+    durability: dict[str, Any] | None = None
+    try:
+        _copy(master, new_master, schemas)
+        durability = _replicate(new_master, master)
+        progress(f"{new_master} replicates {master}; catching up")
+        _close_in(new_master, master)
+    except BaseException:
+        _abandon(new_master, durability, schemas)
+        raise
     copied = time.monotonic() - started
     progress(f"fencing shards {cut}-{shards[-1]}")
     fenced = change_map(lambda current: current.fenced_from(master, cut))
@@ -126,8 +134,8 @@ def _check(named: list[str], master: str, new_master: str, replica: str | None,
             require_alias(host)
     with replication.admin_cursor(new_master) as c:
         if _shard_schemas(c):
-            raise ShardingError(f"{new_master} holds shard schemas already; run `shards "
-                                "cleanup` or give an empty host")
+            raise ShardingError(f"{new_master} holds shard schemas already: give a new, empty "
+                                "host")
         c.execute("SHOW SLAVE STATUS")
         if c.fetchone() is not None:
             raise ShardingError(f"{new_master} replicates from another server")
@@ -236,13 +244,33 @@ def _catch_up(new_master: str, master: str, seconds: float) -> None:
                                 f"{seconds:g}s: {status.get('Last_Error') or 'still behind'}")
 
 
+def _abandon(new_master: str, durability: dict[str, Any] | None, schemas: list[str]) -> None:
+    """Leave ``new_master`` as it was before a split that failed before its fence: not
+    replicating, durable again, without the copied schemas (best effort)."""
+    try:
+        with replication.admin_cursor(new_master) as c:
+            c.execute("STOP SLAVE")
+            c.execute("RESET SLAVE ALL")
+            if durability is not None:
+                _restore(c, durability)
+            for name in schemas:
+                c.execute(f"DROP DATABASE IF EXISTS `{name}`")
+            c.execute("SET GLOBAL read_only = OFF")
+    except ShardingError:
+        pass  # unreachable: the split's own error says what went wrong
+
+
+def _restore(c: Any, durability: dict[str, Any]) -> None:
+    c.execute("SET GLOBAL slave_parallel_threads = %s", [int(durability["threads"])])
+    c.execute("SET GLOBAL sync_binlog = %s", [int(durability["sync_binlog"])])
+    c.execute("SET GLOBAL innodb_flush_log_at_trx_commit = %s", [int(durability["flush"])])
+
+
 def _cut(new_master: str, durability: dict[str, Any]) -> None:
     with replication.admin_cursor(new_master) as c:
         c.execute("STOP SLAVE")
         c.execute("RESET SLAVE ALL")
-        c.execute("SET GLOBAL slave_parallel_threads = %s", [int(durability["threads"])])
-        c.execute("SET GLOBAL sync_binlog = %s", [int(durability["sync_binlog"])])
-        c.execute("SET GLOBAL innodb_flush_log_at_trx_commit = %s", [int(durability["flush"])])
+        _restore(c, durability)
         c.execute(f"DELETE FROM {OUTBOX_SCHEMA}.outbox")  # the copies; the master relays them
         c.execute("SET GLOBAL read_only = OFF")
 
