@@ -44,9 +44,14 @@ class Stack:
 
     def __init__(self, profile: str | None = None) -> None:
         self.profile: Profile = resolve_profile(profile)
-        self.services: dict[str, Service] = build_services(self.profile)
-        roles.apply(self.services, roles.load(self.profile.var_dir))
+        self.services: dict[str, Service] = self._load_services()
         self.promotions_seen: list[str] = []
+
+    def _load_services(self) -> dict[str, Service]:
+        """The profile's services with the roles promotions left them."""
+        services = build_services(self.profile)
+        roles.apply(services, roles.load(self.profile.var_dir))
+        return services
 
     def follow_promotions(self) -> None:
         """Take on the promotions made while the stack ran (see :mod:`devstack.roles`); what
@@ -119,8 +124,7 @@ class Stack:
         Returns the pair's two services."""
         with self.exclusive():
             record_extra_pair(self.profile, kind, name)
-            self.services = build_services(self.profile)
-            roles.apply(self.services, roles.load(self.profile.var_dir))
+            self.services = self._load_services()
         master, replica = self.service(f"{name}a"), self.service(f"{name}b")
         self.up([replica.name])
         if isinstance(master, Redis):

@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import statistics
 import tempfile
-import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -36,6 +35,7 @@ from pins.actions import create_pinner
 from sharding.bench_failover import GOAL_SECONDS, manage, seconds_to_next_write, start, stop
 from sharding.coordination import zookeeper
 from toolkit.bench import free_loopback_ports
+from toolkit.waiting import until
 
 MASTER, REPLICA, GROUP = "redisb1a", "redisb1b", "redisb1"
 INTERVAL = 1.0
@@ -113,12 +113,9 @@ def _one_run(users: list[int]) -> float:
 
 def _wait_until_watched(sentinels: list[Any], timeout: float = 30.0) -> None:
     """Until every sentinel knows the replica in sync (it could not fail over before)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if all(sees_the_replica(sentinel) for sentinel in sentinels):
-            return
-        time.sleep(0.1)
-    raise RuntimeError("the sentinels did not see the replica in sync within "
+    if not until(lambda: all(sees_the_replica(sentinel) for sentinel in sentinels), timeout,
+                 every=0.1):
+        raise RuntimeError("the sentinels did not see the replica in sync within "
                        f"{timeout:.0f}s")
 
 

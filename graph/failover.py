@@ -36,6 +36,7 @@ from graph.conf import graph_settings
 from graph.exceptions import GraphError, PromotionError, VShardMapConflict, VShardMapError
 from graph.store import admin, sentinel
 from graph.vshardmap import VShardMap
+from toolkit.waiting import until
 
 RECONCILING = "reconciling"
 SENTINEL = "Redis Sentinel"
@@ -145,9 +146,10 @@ def follow_sentinel() -> list[dict[str, Any]]:
     if not sentinel.configured():
         return []
     events: list[dict[str, Any]] = []
+    index = _instance_index()
+    current = topology.read_fresh()
     for state in sentinel.masters().values():
-        current = topology.read_fresh()
-        master = _instance_at(state.address)
+        master = index.get(_resolved(state.address))
         if master is None or state.failover_in_progress or state.down:
             continue
         if master not in current.masters():
@@ -162,15 +164,17 @@ def follow_sentinel() -> list[dict[str, Any]]:
                            "seconds": report.reconcile_seconds,
                            "detail": "promoted by Redis Sentinel; reconciled from the edge log"})
             current = topology.read_fresh()
-        events += _tend_replicas(state, master, current)
+        current = _tend_replicas(state, master, current, index, events)
     return events
 
 
-def _tend_replicas(state: sentinel.GroupState, master: str,
-                   current: VShardMap) -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = []
+def _tend_replicas(state: sentinel.GroupState, master: str, current: VShardMap,
+                   index: dict[tuple[str, int], str],
+                   events: list[dict[str, Any]]) -> VShardMap:
+    """Fence ``master``'s deposed masters that came back, record a replica in sync; what was
+    done goes to ``events``. Returns the map as it is afterwards."""
     for seen in sentinel.replicas(state.group):
-        instance = _instance_at((str(seen["ip"]), int(seen["port"])))
+        instance = index.get(_resolved((str(seen["ip"]), int(seen["port"]))))
         if instance is None or instance in (master, *current.masters()) \
                 or not admin.ping(instance):
             continue
@@ -183,7 +187,7 @@ def _tend_replicas(state: sentinel.GroupState, master: str,
             current = topology.change_map(_with_replica(master, instance))
             events.append({"kind": "replica", "store": "graph", "master": master,
                            "replica": instance, "detail": "in sync: recorded as its standby"})
-    return events
+    return current
 
 
 def attach_replica(master: str, replica: str, wait_seconds: float = 60.0) -> VShardMap:
@@ -244,13 +248,18 @@ def _watching_group(old: str, replica: str) -> str | None:
     watches it)."""
     if not sentinel.configured():
         return None
-    pair = {topology.address_of(old), topology.address_of(replica)}
+    pair = {_resolved(topology.address_of(old)), _resolved(topology.address_of(replica))}
     return next((state.group for state in sentinel.masters().values()
-                 if _resolved(state.address) in {_resolved(a) for a in pair}), None)
+                 if _resolved(state.address) in pair), None)
+
+
+def watched_by_sentinel() -> bool:
+    """Whether Redis Sentinels are configured to watch the graph's pairs."""
+    return bool(sentinel.configured())
 
 
 def _sentinel_master(group: str) -> str | None:
-    return _instance_at(sentinel.masters()[group].address)
+    return _instance_index().get(_resolved(sentinel.masters()[group].address))
 
 
 def _ask_failover(group: str, wait: float) -> None:
@@ -267,11 +276,10 @@ def _ask_failover(group: str, wait: float) -> None:
             time.sleep(0.5)
 
 
-def _instance_at(address: tuple[str, int]) -> str | None:
-    """The configured graph instance at ``address`` (None when none is)."""
-    wanted = _resolved(address)
-    return next((name for name, where in topology.instance_addresses().items()
-                 if _resolved(where) == wanted), None)
+def _instance_index() -> dict[tuple[str, int], str]:
+    """``resolved address → name`` of every instance this process can reach (configured or
+    registered), looked up once per round."""
+    return {_resolved(where): name for name, where in topology.instance_addresses().items()}
 
 
 def _resolved(address: tuple[str, int]) -> tuple[str, int]:
@@ -301,8 +309,5 @@ def _replicates(instance: str, master: tuple[str, int] | None = None) -> bool:
 
 
 def _until(condition: Callable[[], bool], wait: float, failure: str) -> None:
-    deadline = time.monotonic() + wait
-    while not condition():
-        if time.monotonic() > deadline:
-            raise PromotionError(failure)
-        time.sleep(0.05)
+    if not until(condition, wait):
+        raise PromotionError(failure)

@@ -25,25 +25,12 @@ import MySQLdb
 from django.conf import settings
 
 from legacy import passes, tasks
+from legacy.source import SCHEMA
 from sharding.bench import raw_connection
 from sharding.topology import current_map
 
 CEILING_TABLE = "pinsite_events.bench_import_ceiling"
 INSERT_BATCH = 200
-TABLES = """
-CREATE TABLE users (id BIGINT PRIMARY KEY AUTO_INCREMENT, username VARCHAR(150) UNIQUE,
-                    display_name VARCHAR(100) NOT NULL DEFAULT '');
-CREATE TABLE boards (id BIGINT PRIMARY KEY AUTO_INCREMENT, user_id BIGINT NOT NULL,
-                     name VARCHAR(100), description TEXT,
-                     FOREIGN KEY (user_id) REFERENCES users(id));
-CREATE TABLE pins (id BIGINT PRIMARY KEY AUTO_INCREMENT, board_id BIGINT NOT NULL,
-                   title VARCHAR(100), description TEXT, link VARCHAR(500),
-                   FOREIGN KEY (board_id) REFERENCES boards(id));
-CREATE TABLE user_follows (id BIGINT PRIMARY KEY AUTO_INCREMENT, follower_id BIGINT NOT NULL,
-                           followee_id BIGINT NOT NULL);
-CREATE TABLE board_follows (id BIGINT PRIMARY KEY AUTO_INCREMENT, user_id BIGINT NOT NULL,
-                            board_id BIGINT NOT NULL)
-"""
 
 
 def run(users: int = 100, workers: int = 4,
@@ -94,7 +81,7 @@ def _legacy_site(users: int) -> tuple[str, str, int]:
     cursor = connection.cursor()
     cursor.execute(f"CREATE DATABASE {name}")
     cursor.execute(f"USE {name}")
-    for statement in TABLES.split(";"):
+    for statement in filter(str.strip, SCHEMA.split(";")):
         cursor.execute(statement)
     cursor.executemany("INSERT INTO users (username, display_name) VALUES (%s, %s)",
                        [(f"b{tag}{n}", f"Bench {n}") for n in range(users)])

@@ -20,14 +20,12 @@ Copied(copied=480, waiting=0, rejected=0)
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from PIL import Image
 
 from feed.rebuild import rebuild
 from graph.actions import follow_board, follow_user
@@ -43,6 +41,7 @@ from pins.actions import (
     update_pinner,
 )
 from pins.exceptions import InvalidContent, NotFound
+from pins.images import generate_demo_image
 from pins.selectors import boards_of, get_board, pinner_by_username, pins_of_board
 
 SEARCHED = 1000  # the newest boards of a user, or pins of a board, a claim is resolved among
@@ -188,7 +187,6 @@ def _find(items: list[Any], matches: Callable[[Any], bool]) -> int | None:
 
 @cache
 def placeholder() -> bytes:
-    """The picture of an imported pin (the legacy schema has none): a small grey PNG."""
-    out = io.BytesIO()
-    Image.new("RGB", (64, 48), (190, 190, 190)).save(out, "PNG")
-    return out.getvalue()
+    """The picture of an imported pin (the legacy schema has none): one small picture drawn
+    locally, as the demo's are."""
+    return generate_demo_image(0, 64, 48)

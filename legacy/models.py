@@ -30,7 +30,7 @@ class LegacyBatch(models.Model):
     """A job: the legacy rows of ``kind`` with IDs ``first_id..last_id``, in pass ``pass_id``."""
 
     pass_id = models.CharField(max_length=32, db_index=True)
-    source = models.TextField()
+    source = models.TextField()  # HOST:PORT/DATABASE: the URL's credentials are not kept
     kind = models.CharField(max_length=16)
     first_id = models.BigIntegerField()
     last_id = models.BigIntegerField()

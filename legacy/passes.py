@@ -18,6 +18,8 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db.models import Sum
+
 from legacy import source
 from legacy.copying import copy_batch
 from legacy.errors import LegacyError
@@ -51,29 +53,40 @@ class PassReport:
 def run_pass(url: str, batch_size: int = 200, inline: bool = False, bar: Bar | None = None,
              warn: Callable[[str], object] = lambda _: None) -> PassReport:
     """One pass over every legacy table (see the module)."""
-    connection = source.connect(url)
     report, began = PassReport(uuid.uuid4().hex[:12]), time.monotonic()
-    for kind in source.KINDS:
-        bounds = source.id_bounds(connection, kind.name)
-        batches = [] if bounds is None else [
-            LegacyBatch.objects.create(pass_id=report.pass_id, source=url, kind=kind.name,
-                                       first_id=first, last_id=min(first + batch_size - 1,
-                                                                   bounds[1]))
-            for first in range(bounds[0], bounds[1] + 1, batch_size)]
-        report.rows += source.count(connection, kind.name)
-        with (bar or _no_bar)(len(batches), kind.name) as progress:
-            if inline:
-                for batch in batches:
-                    run_batch(batch.id)
-                    progress.update(1)
-            else:
-                _queue_and_wait(batches, progress, warn)
-        done = LegacyBatch.objects.filter(pass_id=report.pass_id, kind=kind.name)
-        report.copied[kind.name] = sum(batch.copied for batch in done)
-        report.waiting[kind.name] = sum(batch.waiting for batch in done)
-        report.rejected[kind.name] = sum(batch.rejected for batch in done)
+    connection = source.connect(url)
+    try:
+        for kind in source.KINDS:
+            batches = _batches(connection, report.pass_id, source.key(url), kind.name,
+                               batch_size)
+            report.rows += source.count(connection, kind.name)
+            with (bar or _no_bar)(len(batches), kind.name) as progress:
+                if inline:
+                    for batch in batches:
+                        run_batch(batch.id, url)
+                        progress.update(1)
+                else:
+                    _queue_and_wait(batches, url, progress, warn)
+            totals = LegacyBatch.objects.filter(pass_id=report.pass_id, kind=kind.name) \
+                .aggregate(copied=Sum("copied"), waiting=Sum("waiting"), rejected=Sum("rejected"))
+            report.copied[kind.name] = totals["copied"] or 0
+            report.waiting[kind.name] = totals["waiting"] or 0
+            report.rejected[kind.name] = totals["rejected"] or 0
+    finally:
+        connection.close()
     report.seconds = time.monotonic() - began
     return report
+
+
+def _batches(connection: Any, pass_id: str, site: str, kind: str,
+             size: int) -> list[LegacyBatch]:
+    """``kind``'s ID range cut into batches of ``size`` IDs, recorded for this pass."""
+    bounds = source.id_bounds(connection, kind)
+    if bounds is None:
+        return []
+    return [LegacyBatch.objects.create(pass_id=pass_id, source=site, kind=kind, first_id=first,
+                                       last_id=min(first + size - 1, bounds[1]))
+            for first in range(bounds[0], bounds[1] + 1, size)]
 
 
 def until_converged(url: str, batch_size: int = 200, inline: bool = False,
@@ -91,14 +104,15 @@ def until_converged(url: str, batch_size: int = 200, inline: bool = False,
                       "faster than a pass copies; run again when it is quieter")
 
 
-def run_batch(batch_id: int) -> None:
-    """Copy one batch and mark it done (a worker's job, or inline)."""
+def run_batch(batch_id: int, url: str) -> None:
+    """Copy one batch and mark it done (a worker's job, or inline). The legacy site's URL,
+    with its credentials, travels with the job and is stored nowhere."""
     batch = LegacyBatch.objects.get(pk=batch_id)
     if batch.done:
         return
-    connection = source.connect(batch.source)
+    connection = source.connect(url)
     try:
-        copied = copy_batch(connection, source.key(batch.source), batch.kind, batch.first_id,
+        copied = copy_batch(connection, batch.source, batch.kind, batch.first_id,
                             batch.last_id)
     finally:
         connection.close()
@@ -107,11 +121,11 @@ def run_batch(batch_id: int) -> None:
                                                    rejected=copied.rejected)
 
 
-def _queue_and_wait(batches: list[LegacyBatch], progress: Any,
+def _queue_and_wait(batches: list[LegacyBatch], url: str, progress: Any,
                     warn: Callable[[str], object]) -> None:
     from legacy.tasks import import_batch
 
-    send_all(import_batch.message(batch.id) for batch in batches)
+    send_all(import_batch.message(batch.id, url) for batch in batches)
     pending = {batch.id for batch in batches}
     moved = time.monotonic()
     while pending:

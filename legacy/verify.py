@@ -12,14 +12,14 @@ through the legacy-ID map, so it checks the copy itself, not the map's notes abo
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from graph.selectors import is_following_board, is_following_user
 from legacy import source
 from legacy.models import LegacyRecord
-from pins.exceptions import NotFound
-from pins.selectors import get_board, get_pin, get_user
+from pins.selectors import boards_by_id, pins_by_id, users_by_id
 
 READ_BATCH = 1000
 
@@ -50,69 +50,71 @@ class VerifyReport:
 def verify(url: str) -> VerifyReport:
     connection = source.connect(url)
     site = LegacyRecord.objects.filter(source=source.key(url))
+    back = {kind: _reverse(site, kind) for kind in ("users", "boards")}
     try:
-        return VerifyReport([_table(connection, site, kind.name) for kind in source.KINDS])
+        return VerifyReport([_table(connection, site, kind.name, back)
+                             for kind in source.KINDS])
     finally:
         connection.close()
 
 
-def _table(connection: Any, site: Any, kind: str) -> TableReport:
+def _table(connection: Any, site: Any, kind: str, back: dict[str, dict[int, int]]) -> TableReport:
+    """One table: every legacy row's fingerprint against its copy's, a batch of rows (and of
+    pinsite objects, read together) at a time."""
     report = TableReport(kind)
     records = {record.legacy_id: record.pinsite_id for record in
                site.filter(kind=kind, pinsite_id__isnull=False)}
     refused = dict(site.filter(kind=kind).exclude(rejected="")
                    .values_list("legacy_id", "rejected"))
-    back = {kind_name: _reverse(site, kind_name) for kind_name in ("users", "boards")}
-    forward = {kind_name: {legacy: pinsite for pinsite, legacy in back[kind_name].items()}
-               for kind_name in back}
+    forward = {name: {legacy: pinsite for pinsite, legacy in ids.items()}
+               for name, ids in back.items()}
     legacy_prints, copy_prints = [], []
-    for row in _all_rows(connection, kind):
-        legacy_id, wanted = int(row["id"]), source.fingerprint(kind, row)
-        report.legacy_rows += 1
-        legacy_prints.append(f"{legacy_id}:{wanted}")
-        pinsite_id = records.get(legacy_id)
-        if pinsite_id is None:
-            why = refused.get(legacy_id)
-            report.differences.append(f"{kind} {legacy_id}: " + (
-                f"refused by pinsite: {why}" if why else "not copied"))
-            continue
-        found = _copy_print(kind, row, pinsite_id, back, forward)
-        if found is None:
-            report.differences.append(f"{kind} {legacy_id}: pinsite {pinsite_id} is gone")
-            continue
-        report.copied_rows += 1
-        copy_prints.append(f"{legacy_id}:{found}")
-        if found != wanted:
-            report.differences.append(f"{kind} {legacy_id}: pinsite {pinsite_id} differs")
+    for rows in _row_batches(connection, kind):
+        held = _objects(kind, [records[row["id"]] for row in rows if row["id"] in records])
+        for row in rows:
+            legacy_id, wanted = int(row["id"]), source.fingerprint(kind, row)
+            report.legacy_rows += 1
+            legacy_prints.append(f"{legacy_id}:{wanted}")
+            pinsite_id = records.get(legacy_id)
+            if pinsite_id is None:
+                why = refused.get(legacy_id)
+                report.differences.append(f"{kind} {legacy_id}: " + (
+                    f"refused by pinsite: {why}" if why else "not copied"))
+                continue
+            copy = _copied_row(kind, row, held.get(pinsite_id), back, forward)
+            if copy is None:
+                report.differences.append(f"{kind} {legacy_id}: pinsite {pinsite_id} is gone")
+                continue
+            found = source.fingerprint(kind, copy)
+            report.copied_rows += 1
+            copy_prints.append(f"{legacy_id}:{found}")
+            if found != wanted:
+                report.differences.append(f"{kind} {legacy_id}: pinsite {pinsite_id} differs")
     report.legacy_checksum = _checksum(legacy_prints)
     report.copy_checksum = _checksum(copy_prints)
     return report
 
 
-def _copy_print(kind: str, row: source.Row, pinsite_id: int, back: dict[str, dict[int, int]],
-                forward: dict[str, dict[int, int]]) -> str | None:
-    """The fingerprint of what pinsite holds for ``row`` (None: the object is gone)."""
-    copy = _copied_row(kind, row, pinsite_id, back, forward)
-    return None if copy is None else source.fingerprint(kind, copy)
+def _objects(kind: str, pinsite_ids: list[int]) -> dict[int, Any]:
+    """The pinsite objects a batch of rows was copied to, read together (follows: none)."""
+    read: dict[str, Callable[[list[int]], dict[int, Any]]] = {
+        "users": users_by_id, "boards": boards_by_id, "pins": pins_by_id}
+    return read[kind](pinsite_ids) if kind in read else {}
 
 
-def _copied_row(kind: str, row: source.Row, pinsite_id: int, back: dict[str, dict[int, int]],
+def _copied_row(kind: str, row: source.Row, held: Any, back: dict[str, dict[int, int]],
                 forward: dict[str, dict[int, int]]) -> source.Row | None:
-    try:
-        if kind == "users":
-            user = get_user(pinsite_id)
-            return {"id": row["id"], "username": user.username,
-                    "display_name": user.display_name}
-        if kind == "boards":
-            board = get_board(pinsite_id)
-            return {"id": row["id"], "user_id": back["users"].get(board.owner_id),
-                    "name": board.name, "description": board.description}
-        if kind == "pins":
-            pin = get_pin(pinsite_id)
-            return {"id": row["id"], "board_id": back["boards"].get(pin.board_id),
-                    "title": pin.title, "description": pin.description, "link": pin.link}
-    except NotFound:
+    """The row as pinsite holds it now (``held``: its object), None when the object is gone."""
+    if kind in ("users", "boards", "pins") and held is None:
         return None
+    if kind == "users":
+        return {"id": row["id"], "username": held.username, "display_name": held.display_name}
+    if kind == "boards":
+        return {"id": row["id"], "user_id": back["users"].get(held.owner_id),
+                "name": held.name, "description": held.description}
+    if kind == "pins":
+        return {"id": row["id"], "board_id": back["boards"].get(held.board_id),
+                "title": held.title, "description": held.description, "link": held.link}
     follower = forward["users"].get(row["follower_id" if kind == "user_follows" else "user_id"])
     if kind == "user_follows":
         followee = forward["users"].get(row["followee_id"])
@@ -120,7 +122,7 @@ def _copied_row(kind: str, row: source.Row, pinsite_id: int, back: dict[str, dic
     else:
         followed = forward["boards"].get(row["board_id"])
         following = bool(follower and followed and is_following_board(follower, followed))
-    return dict(row) if following else {**row, "id": row["id"], **{
+    return dict(row) if following else {**row, **{
         column: None for column in source.BY_NAME[kind].columns[1:]}}
 
 
@@ -131,12 +133,11 @@ def _reverse(site: Any, kind: str) -> dict[int, int]:
             .values_list("legacy_id", "pinsite_id")}
 
 
-def _all_rows(connection: Any, kind: str) -> list[source.Row]:
+def _row_batches(connection: Any, kind: str) -> Iterator[list[source.Row]]:
     bounds = source.id_bounds(connection, kind)
-    if bounds is None:
-        return []
-    return [row for first in range(bounds[0], bounds[1] + 1, READ_BATCH)
-            for row in source.rows(connection, kind, first, first + READ_BATCH - 1)]
+    if bounds is not None:
+        for first in range(bounds[0], bounds[1] + 1, READ_BATCH):
+            yield source.rows(connection, kind, first, first + READ_BATCH - 1)
 
 
 def _checksum(prints: list[str]) -> str:

@@ -88,10 +88,26 @@ def get_pin(pin_id: int | str) -> Pin:
 def users_by_id(user_ids: Iterable[int]) -> dict[int, User]:
     """The users among ``user_ids`` that exist, in the order given: ONE ``objects.get_many``
     (object cache, one query per host). IDs of other types count as missing."""
-    wanted = [user_id for user_id in dict.fromkeys(user_ids)
-              if ids.decompose(user_id).type_id == USER.type_id]
     return {user_id: User.from_json(user_id, data)
-            for user_id, data in objects.get_many(wanted).items()}
+            for user_id, data in _of_type(user_ids, USER).items()}
+
+
+def boards_by_id(board_ids: Iterable[int]) -> dict[int, Board]:
+    """The boards among ``board_ids`` that exist, as :func:`users_by_id` does users."""
+    return {board_id: Board.from_json(board_id, data)
+            for board_id, data in _of_type(board_ids, BOARD).items()}
+
+
+def pins_by_id(pin_ids: Iterable[int]) -> dict[int, Pin]:
+    """The pins among ``pin_ids`` that exist, as :func:`users_by_id` does users."""
+    return {pin_id: Pin.from_json(pin_id, data)
+            for pin_id, data in _of_type(pin_ids, PIN).items()}
+
+
+def _of_type(object_ids: Iterable[int], object_type: Any) -> dict[int, JSONObject]:
+    wanted = [object_id for object_id in dict.fromkeys(object_ids)
+              if ids.decompose(object_id).type_id == object_type.type_id]
+    return objects.get_many(wanted)
 
 
 def boards_of(user_id: int | str, limit: int | None = None, after: str | None = None,

@@ -22,7 +22,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Any
 from sharding.bench_failover import REPO, start
 from sharding.coordination import zookeeper
 from toolkit.bench import free_loopback_ports
+from toolkit.waiting import until
 
 OLD, OLD_REPLICA, NEW, NEW_REPLICA = "mysqlp1a", "mysqlp1b", "mysqlp2a", "mysqlp2b"
 
@@ -107,11 +107,8 @@ def _collect(writer: subprocess.Popen[str]) -> list[str]:
 
 
 def _wait_for(condition: Callable[[], bool], limit: float = 60.0) -> None:
-    deadline = time.monotonic() + limit
-    while not condition():
-        if time.monotonic() > deadline:
-            raise RuntimeError("the bench writer stalled")
-        time.sleep(0.05)
+    if not until(condition, limit):
+        raise RuntimeError("the bench writer stalled")
 
 
 def _fill(environment: dict[str, str], rows: int) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
@@ -25,6 +24,7 @@ from sharding.mysql.base import DatabaseWrapper
 from sharding.mysql.pipeline import Check
 from sharding.shardmap import ShardMap, ShardRange
 from sharding.topology import current_map
+from toolkit.waiting import until
 
 
 def schema_name(shard: int) -> str:
@@ -50,15 +50,11 @@ def alias_for_shard(shard: int, shard_map: ShardMap | None = None) -> str:
 
 
 def _after_fence(shard: int) -> ShardRange:
-    deadline = time.monotonic() + float(sharding_settings.FENCE_WAIT_SECONDS)
-    while True:
-        found = current_map().range_for(shard)
-        if not found.fenced:
-            return found
-        if time.monotonic() > deadline:
-            raise ShardUnavailable(f"shard {shard} is fenced while it moves to another host; "
-                                   "retry it")
-        time.sleep(0.01)
+    if not until(lambda: not current_map().range_for(shard).fenced,
+                 float(sharding_settings.FENCE_WAIT_SECONDS), every=0.01):
+        raise ShardUnavailable(f"shard {shard} is fenced while it moves to another host; "
+                               "retry it")
+    return current_map().range_for(shard)
 
 
 _aliases_lock = threading.Lock()

@@ -5,16 +5,12 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
+
+from toolkit.waiting import until
 
 
 def wait_until(check: Callable[[], bool], timeout: float = 30.0, every: float = 0.05) -> bool:
     """Poll ``check`` every ``every`` seconds until it holds or ``timeout`` seconds pass;
-    returns its last answer."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(every)
-    return check()
+    whether it held."""
+    return until(check, timeout, every)

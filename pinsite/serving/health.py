@@ -96,8 +96,7 @@ def _run(probe: Callable[[], object]) -> dict[str, Any]:
 
 
 def _select_one(alias: str) -> None:
-    if alias != "default":
-        require_alias(alias)  # a shard host registered after this process started
+    require_alias(alias)  # a shard host registered after this process started
     try:
         with connections[alias].cursor() as cursor:
             cursor.execute("SELECT 1")

@@ -29,31 +29,13 @@ from feed.selectors import feed_page
 from graph.selectors import is_following_board, is_following_user
 from legacy import tasks
 from legacy.models import LegacyRecord
-from legacy.source import key
+from legacy.source import SCHEMA, key
 from pins.actions import create_board
 from pins.selectors import boards_of, get_board, get_pin, get_user
 from sharding.ids import shard_of
 
 REPO = Path(__file__).resolve().parents[2]
 
-SCHEMA = """
-CREATE TABLE users (id BIGINT PRIMARY KEY AUTO_INCREMENT, username VARCHAR(150) UNIQUE NOT NULL,
-                    display_name VARCHAR(100) NOT NULL DEFAULT '');
-CREATE TABLE boards (id BIGINT PRIMARY KEY AUTO_INCREMENT, user_id BIGINT NOT NULL,
-                     name VARCHAR(100) NOT NULL, description TEXT NOT NULL,
-                     FOREIGN KEY (user_id) REFERENCES users(id));
-CREATE TABLE pins (id BIGINT PRIMARY KEY AUTO_INCREMENT, board_id BIGINT NOT NULL,
-                   title VARCHAR(100) NOT NULL, description TEXT NOT NULL,
-                   link VARCHAR(500) NOT NULL DEFAULT '',
-                   FOREIGN KEY (board_id) REFERENCES boards(id));
-CREATE TABLE user_follows (id BIGINT PRIMARY KEY AUTO_INCREMENT, follower_id BIGINT NOT NULL,
-                           followee_id BIGINT NOT NULL,
-                           FOREIGN KEY (follower_id) REFERENCES users(id),
-                           FOREIGN KEY (followee_id) REFERENCES users(id));
-CREATE TABLE board_follows (id BIGINT PRIMARY KEY AUTO_INCREMENT, user_id BIGINT NOT NULL,
-                            board_id BIGINT NOT NULL, FOREIGN KEY (user_id) REFERENCES users(id),
-                            FOREIGN KEY (board_id) REFERENCES boards(id));
-"""
 
 
 class Legacy:

@@ -10,7 +10,6 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from graph import failover as graph_failover
-from graph.store import sentinel
 from sharding import orchestrator
 from sharding.exceptions import ShardingError, ShardMapUnavailable
 from toolkit.commands import SubcommandCommand, require_counts
@@ -40,7 +39,8 @@ class Command(SubcommandCommand):
         stop = threading.Event()
         for number in (signal.SIGTERM, signal.SIGINT):
             signal.signal(number, lambda *_: stop.set())
-        followers = [graph_failover.follow_sentinel] if sentinel.configured() else []
+        followers = ([graph_failover.follow_sentinel] if graph_failover.watched_by_sentinel()
+                     else [])
         self.stdout.write(f"orchestrator: probing every {interval:g}s, failing over after "
                           f"{failures} failed probes in a row"
                           + ("; following Redis Sentinel for the graph" if followers else ""))
