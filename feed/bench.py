@@ -11,7 +11,10 @@ Measured in one run:
   uncounted warm-up round (the workers idle during a raw put), each once the machine is quiet
   (:func:`toolkit.bench.wait_until_quiet`), and the medians are compared;
 * a 50-pin feed page, hydrated (object cache warm), p50/p99; beside a raw ``row()`` of the
-  same feed row plus a raw multi-get of its 50 pins (one ``UNION ALL`` per MySQL host).
+  same feed row plus a raw multi-get of its 50 pins (one ``UNION ALL`` per MySQL host);
+* celebrity (pulled) boards: see :mod:`feed.bench_pulled`.
+
+``--parts`` runs some of the three (``fanout``, ``page``, ``pulled``).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import dramatiq
 from django.db import connections
 from PIL import Image
 
-from feed import fanout, storage, tasks
+from feed import bench_pulled, fanout, storage, tasks
 from feed.conf import feed_settings
 from feed.schema import FEED, Entry, families, row_key
 from feed.selectors import feed_page
@@ -57,18 +60,38 @@ COUNT_SAMPLE = 200
 PAGE = 50
 
 
+PARTS = ("fanout", "page", "pulled")
+
+
 def run(followers: int = 10_000, samples: int = 300, processes: int = 2,
-        threads: int = 2, rounds: int = 3,
+        threads: int = 2, rounds: int = 3, parts: tuple[str, ...] = PARTS,
+        celebrity_followers: tuple[int, ...] = (200_000, 1_000_000),
         progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
-    """Run the feed benchmark and return its figures (``--json`` prints them)."""
-    progress(f"creating {followers} followers")
-    started = time.perf_counter()
-    owner = create_pinner(f"bench{uuid.uuid4().hex[:12]}", None).user_id
-    board = create_board(owner, "Benchmark").id
-    fans = _followers(board, followers)
-    figures: dict[str, Any] = {"followers": followers, "workers": {
-        "processes": processes, "threads": threads},
-        "setup_seconds": round(time.perf_counter() - started, 1)}
+    """Run the feed benchmark (the ``parts`` asked for) and return its figures (``--json``
+    prints them)."""
+    figures: dict[str, Any] = {}
+    if "fanout" in parts or "page" in parts:
+        progress(f"creating {followers} followers")
+        started = time.perf_counter()
+        owner = create_pinner(f"bench{uuid.uuid4().hex[:12]}", None).user_id
+        board = create_board(owner, "Benchmark").id
+        fans = _followers(board, followers) if "fanout" in parts else []
+        figures["setup_seconds"] = round(time.perf_counter() - started, 1)
+    if "fanout" in parts:
+        figures.update(_fanouts(owner, board, fans, processes, threads, rounds, progress))
+    if "page" in parts:
+        progress("feed pages")
+        figures["page_50"] = _page(owner, board, samples)
+    if "pulled" in parts:
+        figures["pulled"] = bench_pulled.run(followers=celebrity_followers, samples=samples,
+                                             progress=progress)
+    return figures
+
+
+def _fanouts(owner: int, board: int, fans: list[int], processes: int, threads: int,
+             rounds: int, progress: Callable[[str], None]) -> dict[str, Any]:
+    figures: dict[str, Any] = {"followers": len(fans), "workers": {
+        "processes": processes, "threads": threads}}
     fanouts, puts, waited = [], [], 0.0
     with _workers(processes, threads), _scratch_table() as scratch:
         _drain()
@@ -86,8 +109,6 @@ def run(followers: int = 10_000, samples: int = 300, processes: int = 2,
     figures["raw_batch_put"] = _medians(puts)
     figures["fanout"]["ratio_primary_vs_raw_put"] = ratio(
         figures["fanout"]["primary_deliveries_per_s"], figures["raw_batch_put"]["rows_per_s"])
-    progress("feed pages")
-    figures["page_50"] = _page(owner, board, samples)
     return figures
 
 

@@ -28,6 +28,9 @@ DEFAULTS: dict[str, Any] = {
     "BACKFILL_PINS": None,
     # Fanout: followers per delivery message.
     "FANOUT_CHUNK": 1000,
+    # Celebrities: a board with more followers than this is not fanned out; readers pull its
+    # pins (feed.pulled). None: every board is pushed.
+    "PULL_ABOVE": 100_000,
     # Upkeep: how long after a delivery its writes are counted (trim accounting), so that a
     # fanout's deliveries on every worker go out before the counting of its first chunks.
     "COUNT_DELAY_MS": 1000,
@@ -37,6 +40,9 @@ DEFAULTS: dict[str, Any] = {
     "READ_THREADS": 16,
     "PAGE_SIZE": 50,
     "MAX_PAGE": 200,
+    # Observation (feed.observe): the database number, in the cache Redis (REDIS_CACHE), of
+    # the last hour's fanout lag, deliveries, standby reads and queue depths.
+    "OBSERVE_DB": 3,
 }
 
 feed_settings = Settings("PINSITE_FEED", DEFAULTS)
@@ -54,6 +60,12 @@ def count_delay_ms() -> int | None:
     """How long a delivery's count waits in the queue; None when it does not wait."""
     delay = int(feed_settings.COUNT_DELAY_MS)
     return delay if delay > 0 else None
+
+
+def pull_above() -> int | None:
+    """The follower count above which a board's pins are pulled (None: never)."""
+    value = feed_settings.PULL_ABOVE
+    return None if value is None else int(value)
 
 
 def backfill_pins() -> int:

@@ -15,9 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from feed import sources, storage
+from feed import sources, storage, trim
 from feed.schema import Entry
 from feed.store.pools import Cluster
+from sharding.mappings import now_sequence
+
+CELLS_PER_WRITE = 20_000
+"""Feed cells per batch put of a backlog (users x pins)."""
 
 
 def deliver(cluster: Cluster, pin_id: int, board_id: int, created_us: int,
@@ -31,6 +35,26 @@ def deliver(cluster: Cluster, pin_id: int, board_id: int, created_us: int,
         entry = Entry(created_us=created_us, pin_id=pin_id)
         storage.add_entry(cluster, receiving, entry, timestamp=created_us)
     return receiving
+
+
+def deliver_backlog(cluster: Cluster, board_id: int, entries: Sequence[Entry],
+                    followers: Sequence[int]) -> list[int]:
+    """Put a board's pins (``entries``) into the feeds of those ``followers`` who still follow
+    it (a drained celebrity board); returns the feeds now due for a trim. The cells carry the
+    time the follows were checked, so an unfollow after the check masks them, as it masks a
+    follow's backfill."""
+    checked_us = now_sequence()
+    receiving = sorted(sources.followers_among(board_id, followers))
+    alive = sources.existing_pins(entry.pin_id for entry in entries)
+    kept = [entry for entry in entries if entry.pin_id in alive]
+    if not receiving or not kept:
+        return []
+    per_write = max(1, CELLS_PER_WRITE // len(kept))
+    for start in range(0, len(receiving), per_write):
+        storage.add_entries(cluster, dict.fromkeys(receiving[start:start + per_write], kept),
+                            timestamp=checked_us)
+    writes = storage.count_writes(cluster, dict.fromkeys(receiving, len(kept)))
+    return sorted(user for user, count in writes.items() if trim.due(count))
 
 
 def retract(cluster: Cluster, pin_id: int, created_us: int, deleted_us: int,

@@ -19,3 +19,7 @@ class FeedUnavailable(FeedError, StoreUnavailable):
 class FeedSchemaError(FeedError):
     """The feed table is missing or has the wrong column families (run ``feed init``)."""
 
+
+class ObservationsUnavailable(FeedUnavailable):
+    """The Redis database holding the fanout observations (:mod:`feed.observe`) cannot be
+    reached or failed the call."""

@@ -1,9 +1,11 @@
 """Reading feeds: newest-first pages of hydrated pins, and the raw head for operators.
 
 A page is one speculative row read (primary, or the standby after the cutoff) and one
-``objects.get_many`` for its pin IDs (object cache first, one query per host). Only the newest
-``CAP`` entries are served; entries whose pin is gone are skipped, so a page may hold fewer
-items than ``limit``.
+``objects.get_many`` for its pin IDs (object cache first, one query per host). The row serves
+its newest ``CAP`` entries; the pins of followed celebrity boards (:mod:`feed.pulled`) are
+merged in, and a page past what the row serves comes from the followed boards' pin lists
+(:mod:`feed.merge`), with the same cursors. Entries whose pin is gone are skipped, so a page
+may hold fewer items than ``limit``.
 
 >>> page = feed_page(alice, limit=50)
 >>> [pin.title for pin in page.items], page.next_cursor
@@ -12,17 +14,24 @@ items than ``limit``.
 
 from __future__ import annotations
 
-from feed.conf import cap, feed_settings
+from feed import pulled, sources
+from feed.conf import feed_settings
 from feed.exceptions import InvalidFeedInput
+from feed.merge import Stream, board_stream, just_after, merge
 from feed.schema import Entry, decode_cursor, encode_cursor
 from feed.speculative import speculative
-from feed.storage import FeedRow, read_feed, read_window
+from feed.storage import FeedRow, Window, read_feed, read_window
 from feed.store.pools import Cluster
 from pins.domain import Page, Pin
 from pins.selectors import get_user, pinner_by_username
 from pins.types import USER
 from sharding import ids, objects
 from sharding.exceptions import InvalidObjectId
+from sharding.mappings import MAX_PAGE
+
+READ_AHEAD = 2
+"""Pins read per board beyond the page: a board's last creation time read is left out (its
+ties may be incomplete), and the cursor's own pin is read again."""
 
 
 def feed_page(user_id: int | str, limit: int | None = None, after: str | None = None,
@@ -30,11 +39,44 @@ def feed_page(user_id: int | str, limit: int | None = None, after: str | None = 
     """A page of the user's following feed, newest first, after the cursor ``after``."""
     user = checked_user(user_id)
     size = page_size(limit)
-    start = decode_cursor(after) if after else None
-    entries = speculative(lambda cluster: read_window(cluster, user, cap(), start, size + 1))
+    entries = feed_entries(user, decode_cursor(after) if after else None, size + 1)
     window = entries[:size]
     more = len(entries) > size
     return Page(hydrate(window), encode_cursor(window[-1].qualifier) if more and window else None)
+
+
+def feed_entries(user_id: int, after: bytes | None, count: int) -> list[Entry]:
+    """Up to ``count`` entries of the feed after the qualifier ``after``, newest first: the
+    pushed entries of the stored row (one speculative read), merged with the pins of the
+    pulled boards the user follows; past the part the row serves, the pins of every followed
+    board (see :mod:`feed.merge`)."""
+    window = speculative(lambda cluster: read_window(cluster, user_id, after, count))
+    celebrities = pulled.followed_pulled(user_id)
+    deep = window.boundary is not None and len(window.entries) < count
+    followed = sorted(sources.followed_boards(user_id)) if deep else []
+    per_board = count + READ_AHEAD
+    while True:
+        streams = [Stream(window.entries, _pushed_below(window, count, deep))]
+        if celebrities:
+            streams.append(board_stream(celebrities, after, per_board))
+        if deep:
+            boundary = window.boundary or b""
+            streams.append(board_stream(followed, max(after or b"", boundary) or None,
+                                        per_board))
+        entries, short = merge(streams, after, count)
+        if not short or per_board >= MAX_PAGE:
+            return entries
+        per_board = min(MAX_PAGE, per_board * 2)
+
+
+def _pushed_below(window: Window, count: int, deep: bool) -> bytes | None:
+    """Where the row's entries stop being exact: after the last entry read when the read was
+    cut at ``count``, else at the row's boundary (the board streams go on from there)."""
+    if len(window.entries) >= count:
+        return just_after(window.entries[-1].qualifier)
+    if window.boundary is None or deep:
+        return None
+    return just_after(window.boundary)
 
 
 def feed_head(user_id: int | str, cluster: Cluster | None = None) -> FeedRow:

@@ -21,6 +21,9 @@ from pins.types import BOARD_HAS_PINS, USER_HAS_BOARDS
 from sharding import mappings, objects
 from sharding.mappings import MAX_PAGE
 
+LISTS_PER_QUERY = 200
+"""Followees whose board lists one query per host reads (deep feed pages, rebuilds)."""
+
 
 def board_followers(board_id: int, chunk: int) -> Iterator[list[int]]:
     """Every follower of a board (explicit, and the owner's minus its unfollowers), in chunks;
@@ -38,6 +41,15 @@ def user_followers(user_id: int, chunk: int) -> Iterator[list[int]]:
         yield from selectors.iter_user_followers(user_id, chunk=chunk)
     except GraphNotFound:
         return
+
+
+def board_follower_count(board_id: int) -> int | None:
+    """How many users follow the board (explicitly or through its owner); None for a board
+    that no longer exists."""
+    try:
+        return selectors.board_follower_count(board_id)
+    except GraphNotFound:
+        return None
 
 
 def followers_among(board_id: int, user_ids: Sequence[int]) -> set[int]:
@@ -69,11 +81,17 @@ def boards_of(user_id: int) -> list[int]:
 
 
 def followed_boards(user_id: int) -> set[int]:
-    """Every board the user follows: boards of the users followed explicitly or implicitly,
-    checked against the graph's board rules."""
+    """Every board the user follows: boards of the users followed explicitly or implicitly
+    (their board lists read a host at a time), checked against the graph's board rules."""
+    followees = list(_followees(user_id))
     boards: list[int] = []
-    for followee in _followees(user_id):
-        boards.extend(boards_of(followee))
+    for start in range(0, len(followees), LISTS_PER_QUERY):
+        batch = followees[start:start + LISTS_PER_QUERY]
+        found = mappings.heads(USER_HAS_BOARDS, batch, MAX_PAGE)
+        for followee in batch:
+            listed = found.get(followee, [])
+            boards += (boards_of(followee) if len(listed) == MAX_PAGE
+                       else [entry.to_id for entry in listed])
     return boards_followed_among(user_id, boards)
 
 
@@ -82,6 +100,16 @@ def board_entries(board_id: int, limit: int) -> list[Entry]:
     chunk = max(1, min(limit, MAX_PAGE))
     found = islice(mappings.iterate(BOARD_HAS_PINS, board_id, chunk=chunk), limit)
     return [Entry(created_us=entry.sequence, pin_id=entry.to_id) for entry in found]
+
+
+def board_heads(board_ids: Iterable[int], limit: int, at_or_before: int | None = None,
+                ) -> dict[int, list[Entry]]:
+    """The newest ``limit`` pins of each board (created at or before ``at_or_before`` when
+    given) as feed entries, in the board's list order (newest first, ties by descending pin
+    ID): the list cache first, then one query per host."""
+    found = mappings.heads(BOARD_HAS_PINS, board_ids, min(limit, MAX_PAGE), at_or_before)
+    return {board: [Entry(created_us=entry.sequence, pin_id=entry.to_id) for entry in entries]
+            for board, entries in found.items()}
 
 
 def existing_pins(pin_ids: Iterable[int]) -> dict[int, dict[str, Any]]:

@@ -20,6 +20,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from feed import observe
 from feed.conf import feed_settings
 from feed.exceptions import FeedUnavailable
 from feed.store.pools import Cluster
@@ -90,6 +91,8 @@ class Race(Generic[T]):
             if error is None:
                 if answer is None:
                     answers.answered[cluster] += 1
+                    if cluster == "standby":
+                        observe.standby_read()
                     answer = (future.result(), cluster)
             elif isinstance(error, FeedUnavailable):
                 answers.failed_at[cluster] = time.monotonic()

@@ -10,7 +10,7 @@ True
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -65,13 +65,32 @@ def read_entries(cluster: Cluster, user_id: int) -> list[Entry]:
     return [Entry.from_column(column) for column in sorted(found)]
 
 
-def read_window(cluster: Cluster, user_id: int, within: int, after: bytes | None,
-                count: int) -> list[Entry]:
-    """Up to ``count`` entries of the newest ``within``, newest first, after the qualifier
-    ``after``; only these are decoded (one row read of family ``feed``)."""
-    columns = sorted(cells.read_row(cluster, row_key(user_id), [FEED]))[:within]
-    start = 0 if after is None else bisect_right(columns, FEED_PREFIX + after)
-    return [Entry.from_column(column) for column in columns[start:start + count]]
+@dataclass(frozen=True)
+class Window:
+    """Entries a page may take from a stored feed, and where the row stops being the whole
+    feed: ``boundary`` is the oldest entry served (``b""`` when none is) if older entries of
+    the feed may be missing from the row, None when the row holds all of it."""
+
+    entries: list[Entry]
+    boundary: bytes | None
+
+
+def read_window(cluster: Cluster, user_id: int, after: bytes | None, count: int) -> Window:
+    """Up to ``count`` served entries after the qualifier ``after``, newest first (one row
+    read). Served: the newest ``CAP`` entries, and of a trimmed row only those newer than its
+    horizon (the complete part)."""
+    found = cells.read_row(cluster, row_key(user_id), [FEED, META])
+    columns = sorted(column for column in found if column.startswith(FEED_PREFIX))
+    marks = sorted(column for column in found if column.startswith(HORIZON_PREFIX))
+    served = columns[:cap()]
+    if marks:
+        limit = FEED_PREFIX + horizon_of(marks[0])
+        served = served[:bisect_left(served, limit)]
+    truncated = bool(marks) or len(columns) > len(served)
+    start = 0 if after is None else bisect_right(served, FEED_PREFIX + after)
+    entries = [Entry.from_column(column) for column in served[start:start + count]]
+    boundary = (served[-1][len(FEED_PREFIX):] if served else b"") if truncated else None
+    return Window(entries, boundary)
 
 
 def read_horizons(cluster: Cluster, user_ids: Sequence[int]) -> dict[int, bytes]:

@@ -20,8 +20,8 @@ from typing import Any
 
 import dramatiq
 
-from feed import delivery, fanout, follows, rebuild, storage, trim
-from feed.conf import count_delay_ms
+from feed import delivery, fanout, follows, observe, pulled, rebuild, sources, storage, trim
+from feed.conf import cap, count_delay_ms
 from feed.store.pools import CLUSTERS, Cluster
 from sharding.mappings import now_sequence
 from toolkit.metrics import FANOUT_LAG
@@ -31,6 +31,8 @@ PLANNING_QUEUE = "feed"
 RETRIES: dict[str, Any] = {"max_retries": 100, "min_backoff": 500, "max_backoff": 600_000}
 ClusterActors = dict[Cluster, dramatiq.Actor[..., None]]
 STANDBY_LAG = 1
+DRAIN_TIME_LIMIT_MS = 24 * 3600 * 1000
+"""A drain writes a board's newest pins to all its followers: far longer than a message."""
 
 
 def cluster_queue(cluster: Cluster) -> str:
@@ -61,9 +63,12 @@ def _per_cluster(name: str, apply: Callable[..., None], priority: int = 0) -> Cl
 # Cluster actors.
 
 def _deliver(cluster: Cluster, pin_id: int, board_id: int, created_us: int,
-             followers: list[int]) -> None:
+             followers: list[int], chunk: int | None = None) -> None:
+    """``chunk``: the chunk's number in its fanout, for the lag of its last delivery
+    (:mod:`feed.observe`); None (messages queued before it was sent) is not tracked."""
     receiving = delivery.deliver(cluster, pin_id, board_id, created_us, followers)
     FANOUT_LAG.labels(cluster).observe(max(0, now_sequence() - created_us) / 1e6)
+    observe.delivered(cluster, pin_id, created_us, len(receiving), chunk)
     if receiving:
         count_writes[cluster].send_with_options(args=(receiving,), delay=count_delay_ms())
 
@@ -130,8 +135,26 @@ forget_user = _per_cluster("forget_user", _forget_user, MAINTENANCE)
 @dramatiq.actor(queue_name=PLANNING_QUEUE, actor_name="feed_fan_out_pin", **RETRIES)
 def fan_out_pin(pin_id: int, board_id: int, created_us: int) -> None:
     """Send a new pin (or repin) to every follower of its board, a chunk per message and
-    cluster."""
-    _send_chunks(deliver_pin, fanout.follower_chunks(board_id), pin_id, board_id, created_us)
+    cluster; nothing for a pulled (celebrity) board, whose pins readers pull."""
+    decision = pulled.decide(board_id, created_us)
+    if decision.drain:
+        drain_board.send(board_id)
+    if decision.push:
+        _send_chunks(deliver_pin, fanout.follower_chunks(board_id), pin_id, board_id,
+                     created_us, tracking=observe.FanoutTracking(pin_id, created_us))
+
+
+@dramatiq.actor(queue_name=PLANNING_QUEUE, actor_name="feed_drain_board",
+                time_limit=DRAIN_TIME_LIMIT_MS, **RETRIES)
+def drain_board(board_id: int) -> None:
+    """A pulled board is pushed again: write its newest pins into every follower's feed on
+    both clusters, then take it off the pulled boards (readers merge it until then)."""
+    entries = sources.board_entries(board_id, cap())
+    for chunk in fanout.follower_chunks(board_id):
+        for cluster in CLUSTERS:
+            send_all(trim_feed[cluster].message(user)
+                     for user in delivery.deliver_backlog(cluster, board_id, entries, chunk))
+    pulled.finish_drain(board_id)
 
 
 @dramatiq.actor(queue_name=PLANNING_QUEUE, actor_name="feed_fan_out_removal", **RETRIES)
@@ -150,11 +173,19 @@ def forget_board(board_id: int, owner_id: int, deleted_us: int) -> None:
                                                  deleted_us))
 
 
-def _send_chunks(actors: ClusterActors, chunks: Iterator[list[int]], *args: Any) -> None:
+def _send_chunks(actors: ClusterActors, chunks: Iterator[list[int]], *args: Any,
+                 tracking: observe.FanoutTracking | None = None) -> None:
     """``actors[cluster](*args, chunk)`` for every chunk and cluster, ``BATCH`` chunks at a
     time: the primary's messages of a batch go out together first (it serves the reads), then
     the standby's (whose actors a worker takes after the primary's); the followers are read
-    once for both."""
-    while batch := list(islice(chunks, BATCH)):
+    once for both. With ``tracking`` (a pin's deliveries), each message also carries its
+    chunk's number, registered for the fanout's lag (:mod:`feed.observe`) before it is sent."""
+    numbered = enumerate(chunks)
+    while batch := list(islice(numbered, BATCH)):
+        if tracking is not None:
+            tracking.register([number for number, _ in batch])
         for cluster in CLUSTERS:
-            send_all(actors[cluster].message(*args, chunk) for chunk in batch)
+            send_all(actors[cluster].message(*args, chunk, *(() if tracking is None else (n,)))
+                     for n, chunk in batch)
+    if tracking is not None:
+        tracking.close()

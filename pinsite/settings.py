@@ -163,8 +163,8 @@ PINSITE_FEED = {
     "TABLE_PREFIX": env.text("PINSITE_HBASE_TABLE_PREFIX", "pinsite"),
     # Tuning (PINSITE_FEED_CAP, ...): only the variables that are set; see feed/conf.py.
     **env.numbers("PINSITE_FEED_", ["CAP", "SLACK", "BACKFILL_PINS", "FANOUT_CHUNK",
-                                    "COUNT_DELAY_MS", "SPECULATIVE_CUTOFF_MS", "PAGE_SIZE",
-                                    "MAX_PAGE"]),
+                                    "PULL_ABOVE", "COUNT_DELAY_MS", "SPECULATIVE_CUTOFF_MS",
+                                    "PAGE_SIZE", "MAX_PAGE", "OBSERVE_DB"]),
 }
 
 # --- Smart home feed (PINSITE_SMARTFEED_BUDGET_MS, ...; see feed/smart/conf.py) ----------

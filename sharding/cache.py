@@ -65,6 +65,16 @@ def get_list_head(table: str, from_id: int) -> list[tuple[int, int]] | None:
     return None if value is None else [tuple(entry) for entry in value]  # type: ignore[misc]
 
 
+def get_list_heads(table: str, from_ids: Iterable[int]) -> dict[int, list[tuple[int, int]]]:
+    """The cached heads of several lists (one round trip); lists not cached are absent."""
+    keys = {list_key(table, from_id): from_id for from_id in from_ids}
+    if not keys:
+        return {}
+    found = _lists().get_many(list(keys), version=_version())
+    return {keys[key]: [tuple(entry) for entry in value]  # type: ignore[misc]
+            for key, value in found.items()}
+
+
 def put_list_head(table: str, from_id: int, entries: list[tuple[int, int]]) -> None:
     _lists().set(list_key(table, from_id), entries, version=_version())
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import binascii
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from sharding import cache
@@ -245,6 +245,54 @@ def _select_page(table: MappingTable, from_id: int, limit: int, start: Entry | N
     with cursor(alias) as c:
         c.execute(sql, [*params, limit])
         return [Entry(int(to_id), int(sequence)) for to_id, sequence in c.fetchall()]
+
+
+def heads(table: MappingTable, from_ids: Iterable[int], limit: int,
+          at_or_before: int | None = None) -> dict[int, list[Entry]]:
+    """The newest ``limit`` entries of each of several lists (newest first), only those with
+    ``sequence <= at_or_before`` when given: the list cache first for first pages, then one
+    query per host for the rest, whatever the number of lists."""
+    if not 1 <= limit <= MAX_PAGE:
+        raise InvalidCursor(f"page size must be 1..{MAX_PAGE}, got {limit}")
+    wanted = list(dict.fromkeys(from_ids))
+    found: dict[int, list[Entry]] = {}
+    head_size = int(sharding_settings.LIST_CACHE_SIZE)
+    cacheable = at_or_before is None and limit < head_size and table.cached
+    if cacheable:
+        for from_id, cached in cache.get_list_heads(table.name, wanted).items():
+            found[from_id] = [Entry(to_id, sequence) for to_id, sequence in cached[:limit]]
+    missing = [from_id for from_id in wanted if from_id not in found]
+    by_alias: dict[str, list[tuple[int, str]]] = {}
+    for from_id in missing:
+        alias, name = _location(table, from_id)
+        by_alias.setdefault(alias, []).append((from_id, name))
+    for alias, lists in by_alias.items():
+        selected = _select_heads(alias, lists, head_size if cacheable else limit, at_or_before)
+        for from_id, _ in lists:
+            entries = selected.get(from_id, [])
+            if cacheable:
+                cache.put_list_head(table.name, from_id, [(e.to_id, e.sequence) for e in entries])
+            found[from_id] = entries[:limit]
+    return found
+
+
+def _select_heads(alias: str, lists: list[tuple[int, str]], limit: int,
+                  at_or_before: int | None) -> dict[int, list[Entry]]:
+    """One ``UNION ALL`` of per-list index scans on one host."""
+    bound = "" if at_or_before is None else " AND sequence <= %s"
+    parts, params = [], []
+    for from_id, name in lists:
+        parts.append(f"(SELECT from_id, to_id, sequence FROM {name} WHERE from_id = %s{bound} "
+                     "ORDER BY sequence DESC, to_id DESC LIMIT %s)")
+        params += [from_id, *([] if at_or_before is None else [at_or_before]), limit]
+    found: dict[int, list[Entry]] = {}
+    with cursor(alias) as c:
+        c.execute(" UNION ALL ".join(parts), params)
+        for from_id, to_id, sequence in c.fetchall():
+            found.setdefault(int(from_id), []).append(Entry(int(to_id), int(sequence)))
+    for entries in found.values():
+        entries.sort(key=lambda entry: (-entry.sequence, -entry.to_id))
+    return found
 
 
 def iterate(table: MappingTable, from_id: int, chunk: int = MAX_PAGE) -> Iterator[Entry]:

@@ -21,6 +21,7 @@ from django.core.management import call_command
 from pytest_django import Settings
 
 from events import publisher
+from feed.store import observations
 from tests.feed.helpers import flush_feed_queues, worker_queues
 
 
@@ -84,3 +85,17 @@ def worker() -> Iterator[dramatiq.Worker]:
     running.start()
     yield running
     running.stop()
+
+
+OBSERVATIONS_TEST_DB = 15
+
+
+@pytest.fixture
+def observations_db(settings: Settings) -> Iterator[None]:
+    """Fanout observations (:mod:`feed.observe`) in a Redis database of their own, emptied
+    first, so a test counts exactly what it caused."""
+    settings.PINSITE_FEED = {**settings.PINSITE_FEED, "OBSERVE_DB": OBSERVATIONS_TEST_DB}
+    observations.reset()
+    observations.client().flushdb()
+    yield
+    observations.reset()

@@ -2,7 +2,9 @@
 pools, mixed and best first (:func:`feed.smart.scoring.mix`). Entries whose pin was deleted are
 left out of the mix and removed with the rest (one ``objects.get_many``, cache first).
 
-It only reads: the chosen and dropped entries are removed from the pools, and the visit is
+It reads, except that it first pulls the new pins of the celebrity boards the user follows into
+the pools (:func:`feed.smart.intake.pull_celebrities`; those boards are not fanned out). The
+chosen and dropped entries are removed from the pools, and the visit is
 recorded in the user's state, by the queue once the service has shown the chunk
 (:func:`feed.smart.tasks.take`). A visit whose chunk was never shown (the service fell back:
 the generator failed or ran past its budget) leaves the pools and the state as they were, so the
@@ -23,9 +25,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from feed.smart import pools
+from feed.smart import intake, pools
 from feed.smart.conf import smart_settings
-from feed.smart.schema import SOURCES
+from feed.smart.schema import SOURCES, Source
 from feed.smart.scoring import US_PER_HOUR, Candidate, Mix, mix
 from sharding import objects
 from sharding.mappings import now_sequence
@@ -42,6 +44,8 @@ class Chunk:
     size: int
     mixed: Mix
     gone: list[Candidate] = field(default_factory=list)
+    due: list[tuple[int, Source]] = field(default_factory=list)
+    """Pools the celebrity pull left due a trim."""
     elapsed_ms: float = field(default=0.0, compare=False)
 
     @property
@@ -78,6 +82,7 @@ def generate(user_id: int, now_us: int | None = None, limit: int | None = None) 
     so what it takes from the pools is all on that page."""
     started = time.perf_counter()
     now = now_us if now_us is not None else now_sequence()
+    due = intake.pull_celebrities(user_id)
     state = pools.read_state(user_id)
     size = chunk_size(state, now)
     if limit is not None:
@@ -90,7 +95,7 @@ def generate(user_id: int, now_us: int | None = None, limit: int | None = None) 
     gone = [c for found in scanned.values() for c in found if c.pin_id not in alive]
     mixed = mix(candidates, size, smart_settings.SOURCE_RATES, now,
                 float(smart_settings.QUALITY_THRESHOLD), float(smart_settings.HALF_LIFE_HOURS))
-    return Chunk(user_id, now, size, mixed, gone, (time.perf_counter() - started) * 1000)
+    return Chunk(user_id, now, size, mixed, gone, due, (time.perf_counter() - started) * 1000)
 
 
 def delivered(state: dict[str, Any], at_us: int, size: int, composition: dict[str, int],

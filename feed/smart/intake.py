@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
 
-from feed import fanout, sources
+from feed import fanout, pulled, sources
 from feed.smart import pools
 from feed.smart.conf import pool_cap, pool_slack, smart_settings
 from feed.smart.pools import Insert
@@ -45,9 +45,11 @@ def source_of(pin: Pin) -> Source:
 
 
 def receivers(pin: Pin) -> Iterator[tuple[Source, list[int]]]:
-    """Who gets a new pin, by source, in chunks: the board's followers, then the interest's
+    """Who gets a new pin, by source, in chunks: the board's followers (unless the board is
+    pulled: its followers pull its pins, :func:`pull_celebrities`), then the interest's
     followers (its slices read in parallel); never the pinner."""
-    for chunk in fanout.follower_chunks(pin.board_id):
+    chunks = [] if pulled.is_pulled(pin.board_id) else fanout.follower_chunks(pin.board_id)
+    for chunk in chunks:
         users = [user for user in chunk if user != pin.pinner_id]
         if users:
             yield source_of(pin), users
@@ -94,6 +96,26 @@ def insert_for_user(user_id: int, source: Source, pin_ids: Iterable[int],
                               quality(source, points, repin_count(pin.id), weights),
                               pin.created_us))
     return pools.insert(entries)
+
+
+def pull_celebrities(user_id: int) -> list[tuple[int, Source]]:
+    """Put the pins of the pulled boards the user follows that came since the last pull (and
+    since each board was pulled: older ones were pushed) into the user's ``following`` pool;
+    returns the pools due a trim. Nothing, and no I/O, when no board is pulled."""
+    board_modes = pulled.current()
+    boards = pulled.followed_pulled(user_id, board_modes)
+    if not boards:
+        return []
+    mark = pools.pulled_mark(user_id) or 0
+    limit = int(smart_settings.BACKFILL_PINS)
+    fresh = [entry for board, entries in sources.board_heads(boards, limit).items()
+             for entry in entries
+             if entry.created_us > max(mark, board_modes[board].since_us - 1)]
+    if not fresh:
+        return []
+    due = insert_for_user(user_id, "following", [entry.pin_id for entry in fresh])
+    pools.set_pulled_mark(user_id, max(entry.created_us for entry in fresh))
+    return due
 
 
 def record_repin(pin_id: int) -> list[tuple[int, Source]]:

@@ -194,6 +194,19 @@ def read_state(user_id: int) -> dict[str, Any]:
     return dict(json.loads(raw)) if raw else {}
 
 
+def pulled_mark(user_id: int) -> int | None:
+    """The creation time of the newest celebrity pin pulled into the user's pools, if any."""
+    raw = _meta(user_id, [schema.PULLED]).get(schema.PULLED)
+    return int(raw) if raw else None
+
+
+def set_pulled_mark(user_id: int, created_us: int) -> None:
+    row, value = meta_row(user_id), str(created_us).encode()
+    _call(lambda client, name: client.mutateRow(
+        name, row, [Mutation(isDelete=False, column=schema.PULLED, value=value)], {}),
+        idempotent=True)
+
+
 def write_state(user_id: int, state: dict[str, Any]) -> None:
     value = json.dumps(state, separators=(",", ":")).encode()
     row = meta_row(user_id)

@@ -44,6 +44,8 @@ META_ROW, POOL_ROW = 0x00, 0x01
 
 ENTRY = b"p:e"
 STATE = b"m:state"
+PULLED = b"m:pulled"
+"""Creation time (µs) of the newest celebrity pin pulled into the user's pools."""
 SIZE_PREFIX = b"m:n"
 AFFINITY_PREFIX = b"a:"
 HOME_PREFIX = b"h:"

@@ -128,7 +128,8 @@ def visit_messages(user_id: int, chunk: generator.Chunk, shown: list[Shown],
     entries = [item.as_message() for item in shown]
     return [*(materialize[cluster].message(user_id, entries) for cluster in CLUSTERS),
             take.message(user_id, [key.hex() for key in chunk.removals()], chunk.at_us,
-                         chunk.size, chunk.composition())]
+                         chunk.size, chunk.composition()),
+            *(trim_pool.message(user, source) for user, source in chunk.due)]
 
 
 def forget_messages(user_id: int) -> list[dramatiq.Message[Any]]:

@@ -1,5 +1,8 @@
-"""The queues page: messages waiting, delayed and dead per queue, the event outbox of every
-shard host, the feed's dead letters, and the health of the feed's two HBase clusters."""
+"""The queues page: a dashboard of the last hour's fanouts (lag, deliveries, queue depths,
+standby reads, dead letters; :mod:`pinsite.admin.dashboard`), then messages waiting, delayed
+and dead per queue, the event outbox of every shard host, the feed's dead letters, and the
+health of the feed's two HBase clusters. It reloads itself every 10 s
+(``dashboard.REFRESH_SECONDS``)."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from django.http import HttpRequest, HttpResponse
 
 from events.conf import events_settings
 from events.status import backlog
+from feed import observe
 from feed import tasks as feed_tasks
 from feed.deadletters import DeadLetter, QueueDepth, dead_letters
 from feed.deadletters import queue_depths as depths_of
@@ -17,6 +21,7 @@ from feed.selectors import feed_head
 from feed.speculative import answers
 from feed.store.pools import CLUSTERS, Cluster, address
 from pins.types import USER
+from pinsite.admin import dashboard
 from pinsite.admin.pages import attempt, render_page
 from sharding import ids
 from toolkit.queue import declared_queues
@@ -64,9 +69,16 @@ def letters() -> list[DeadLetter]:
 def queues(request: HttpRequest) -> HttpResponse:
     """Queue depths, the event outbox, dead letters and the feed clusters."""
     depths, depth_error = attempt(queue_depths)
+    if depths is not None:
+        observe.sample_depths(lambda: depths)
+    figures, figures_error = attempt(observe.figures)
     hosts, outbox_error = attempt(backlog)
     dead, dead_error = attempt(letters)
     return render_page(request, "queues.html", "Queues", {
+        "charts": dashboard.charts(figures) if figures else [],
+        "lag_rows": dashboard.lag_rows(figures) if figures else [],
+        "summary": figures["summary"] if figures else None, "figures_error": figures_error,
+        "refresh_seconds": dashboard.REFRESH_SECONDS,
         "depths": depths, "depth_error": depth_error, "outbox": hosts,
         "outbox_error": outbox_error,
         "outbox_warning_seconds": events_settings.BACKLOG_WARNING_MS // 1000, "letters": dead,

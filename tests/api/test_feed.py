@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -39,3 +41,25 @@ def test_feed_needs_a_pinner(anonymous: APIClient) -> None:
 def test_feed_rejects_a_bad_cursor(alice: Caller) -> None:
     response = alice.client.get("/api/v1/me/feed/?cursor=bm90LWEtY3Vyc29y")
     assert response.status_code == 400 and "cursor" in error_of(response)["detail"]
+
+
+@pytest.mark.usefixtures("worker")
+def test_the_cursor_goes_on_past_the_feeds_cap(alice: Caller, bob: Caller,
+                                               settings: Any) -> None:
+    settings.PINSITE_FEED = {**settings.PINSITE_FEED, "CAP": 4, "SLACK": 2}
+    board = new_board(bob)
+    alice.client.put(f"/api/v1/users/{bob.id}/follow/")
+    pins = [new_pin(bob, board, f"Pin {n}") for n in range(5 * 4 + 2)]
+    expected = [str(pin.id) for pin in reversed(pins)]
+
+    def scrolled() -> list[str]:
+        shown: list[str] = []
+        query = "?limit=3"
+        while True:
+            body = alice.client.get(f"/api/v1/me/feed/{query}").json()
+            shown += [item["id"] for item in body["items"]]
+            if body["next_cursor"] is None:
+                return shown
+            query = f"?limit=3&cursor={body['next_cursor']}"
+
+    assert wait_until(lambda: scrolled() == expected, timeout=30)

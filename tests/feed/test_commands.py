@@ -30,7 +30,8 @@ def _followed_feed(queue: CapturedQueue) -> tuple[int, list[int]]:
 
 
 def test_init_creates_nothing_twice() -> None:
-    assert _run("init").splitlines() == ["primary: exists", "standby: exists"]
+    assert _run("init").splitlines() == ["primary: exists", "standby: exists",
+                                         "pulled boards: exists"]
 
 
 def test_show_prints_the_head_of_a_feed(queue: CapturedQueue) -> None:

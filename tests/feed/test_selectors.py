@@ -53,11 +53,17 @@ def test_deleted_pins_are_skipped(queue: CapturedQueue) -> None:
     assert [pin.id for pin in feed_page(fan).items] == [pins[0], pins[2]]
 
 
-def test_only_the_newest_cap_entries_are_served(queue: CapturedQueue,
-                                                small_feed: dict[str, Any]) -> None:
+def test_the_row_serves_its_newest_cap_entries_and_older_pins_come_by_pull(
+        queue: CapturedQueue, small_feed: dict[str, Any]) -> None:
     _, fan, pins = _feed_of(9, queue)
-    assert len(feed_head(fan).entries) > small_feed["CAP"]
-    assert [pin.id for pin in feed_page(fan).items] == pins[:small_feed["CAP"]]
+    row = feed_head(fan)
+    assert len(row.entries) > small_feed["CAP"] and row.horizon is not None
+    assert pins[-1] not in [entry.pin_id for entry in row.entries]  # trimmed away
+    first = feed_page(fan, limit=small_feed["CAP"])
+    assert [pin.id for pin in first.items] == pins[:small_feed["CAP"]]
+    rest = feed_page(fan, limit=small_feed["CAP"], after=first.next_cursor)
+    assert [pin.id for pin in rest.items] == pins[small_feed["CAP"]:]
+    assert [pin.id for pin in feed_page(fan).items] == pins
 
 
 @pytest.mark.parametrize(("user", "limit", "after"), [

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 import dramatiq
 import pytest
@@ -77,3 +78,26 @@ def test_home_shows_the_smart_feeds_picks_and_keeps_them_on_later_visits(
     assert wait_until(lambda: feed_ids(client, "/") == [pin.id])  # now from the materialized feed
     page = text(client.get("/"))
     assert 'aria-current="page">For you' in page and "picked for you" not in page
+
+
+def test_infinite_scroll_goes_on_past_the_feeds_cap_by_pull(
+        pinner: Pinner, other: Pinner, login: Login, worker: dramatiq.Worker,
+        monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
+    settings.PINSITE_FEED = {**settings.PINSITE_FEED, "CAP": 4, "SLACK": 2}
+    monkeypatch.setattr(home, "PIN_PAGE", 3)
+    board = new_board(other)
+    client = login(pinner)
+    client.post(f"/board/{board.id}/follow/", {"action": "follow"})
+    pins = [new_pin(other, board, f"Pin {n}") for n in range(5 * 4 + 2)]
+    expected = [pin.id for pin in reversed(pins)]
+
+    def scrolled() -> list[int]:
+        """What the script shows: the page, then each fragment its "More" link names."""
+        page = text(client.get("/following/"))
+        shown = [int(found) for found in re.findall(r'id="pin-(\d+)"', page)]
+        while (more := re.search(r'href="([^"]+)" rel="next"', page)) is not None:
+            page = text(client.get(more.group(1).replace("&amp;", "&") + "&fragment=1"))
+            shown += [int(found) for found in re.findall(r'id="pin-(\d+)"', page)]
+        return shown
+
+    assert wait_until(lambda: scrolled() == expected, timeout=30)

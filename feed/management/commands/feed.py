@@ -1,4 +1,4 @@
-"""``manage.py feed init|show|rebuild|deadletters``: operate the following feed."""
+"""``manage.py feed init|show|rebuild|deadletters|lag``: operate the following feed."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from feed import rebuild, selectors, setup, tasks
-from feed.deadletters import dead_letters
+from feed import observe, pulled, rebuild, selectors, setup, sources, tasks
+from feed.conf import pull_above
+from feed.deadletters import dead_letters, queue_depths
 from feed.exceptions import FeedError, FeedUnavailable
 from feed.schema import Entry
 from feed.store.pools import CLUSTERS
@@ -16,10 +17,14 @@ from graph.exceptions import GraphError
 from pins.exceptions import NotFound
 from sharding.exceptions import ShardingError
 from toolkit.commands import SubcommandCommand
+from toolkit.queue import declared_queues
+
+MAX_LAG_MINUTES = 60
 
 
 class Command(SubcommandCommand):
-    help = "Operate the following feed: create its tables, show or rebuild a feed, dead letters."
+    help = ("Operate the following feed: create its tables, show or rebuild a feed, dead "
+            "letters, pulled (celebrity) boards, fanout lag.")
 
     def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
         self.add_subparser(subparsers, parent, "init",
@@ -38,6 +43,15 @@ class Command(SubcommandCommand):
                                      "list the feed messages that exhausted their retries",
                                      json_output=True)
         letters.add_argument("--limit", type=int, default=1000, help="per queue (default 1000)")
+        self.add_subparser(subparsers, parent, "pulled",
+                           "the celebrity boards whose pins readers pull (not fanned out)",
+                           json_output=True)
+        lag = self.add_subparser(subparsers, parent, "lag",
+                                 "fanout lag, deliveries, queue depths, standby reads and dead "
+                                 "letters of the last minutes (the admin's queues dashboard)",
+                                 json_output=True)
+        lag.add_argument("--minutes", type=int, default=MAX_LAG_MINUTES,
+                         help=f"the window, 1 to {MAX_LAG_MINUTES} (default {MAX_LAG_MINUTES})")
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
@@ -49,6 +63,7 @@ class Command(SubcommandCommand):
         outcome = setup.init_tables()
         for cluster, status in outcome.items():
             self.stdout.write(f"{cluster}: {status}")
+        self.stdout.write(f"pulled boards: {'created' if pulled.init() else 'exists'}")
         failed = [cluster for cluster, status in outcome.items()
                   if status not in ("created", "exists")]
         if failed:
@@ -104,6 +119,53 @@ class Command(SubcommandCommand):
         for letter in letters:
             self.stdout.write(f"{letter.queue}  {letter.actor}{tuple(letter.args)!r}  "
                               f"retries={letter.retries}  {letter.error}")
+
+    def handle_pulled(self, json: bool = False, **_: Any) -> None:
+        boards = [{"board_id": board, "state": entry.state,
+                   "since": datetime.fromtimestamp(entry.since_us / 1e6, UTC).isoformat(),
+                   "followers": sources.board_follower_count(board)}
+                  for board, entry in sorted(pulled.fresh().items())]
+        if json:
+            self.print_json({"pull_above": pull_above(), "boards": boards})
+            return
+        threshold = pull_above()
+        self.stdout.write("boards are never pulled (PULL_ABOVE is None)" if threshold is None
+                          else f"boards with more than {threshold} followers are pulled")
+        if not boards:
+            self.stdout.write("no pulled boards")
+        for board in boards:
+            self.stdout.write(f"{board['board_id']}  {board['state']:<5}  since {board['since']}"
+                              f"  {board['followers']} followers")
+
+    def handle_lag(self, minutes: int, json: bool = False, **_: Any) -> None:
+        if not 1 <= minutes <= MAX_LAG_MINUTES:
+            raise CommandError(f"--minutes must be from 1 to {MAX_LAG_MINUTES}")
+        observe.sample_depths(lambda: queue_depths(sorted({*declared_queues(),
+                                                           *tasks.queues()})))
+        figures = observe.figures(minutes)
+        if json:
+            self.print_json(figures)
+            return
+        summary = figures["summary"]
+        self.stdout.write(f"the last {summary['minutes']} minutes "
+                          f"(lag resolution ±{figures['lag_resolution']:.0%}):")
+        for cluster, lag in summary["lag_seconds"].items():
+            self.stdout.write(f"{cluster}: {lag['fanouts']} fanouts, lag p50 "
+                              f"{_seconds(lag['p50'])} p99 {_seconds(lag['p99'])}, "
+                              f"{summary['deliveries'][cluster]} entries written "
+                              f"({summary['deliveries_per_second'][cluster]}/s)")
+        self.stdout.write(f"standby reads: {summary['standby_reads']}, dead letters: "
+                          f"{_or_dash(summary['dead_letters'])}")
+        for queue, depth in summary["queue_depths"].items():
+            self.stdout.write(f"  {queue}: {depth} waiting")
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f} s"
+
+
+def _or_dash(value: Any) -> str:
+    return "-" if value is None else str(value)
 
 
 def _user_id(user: str) -> int:

@@ -1,0 +1,300 @@
+"""The celebrity part of ``manage.py bench feed``: pulled boards cost O(1) writes per pin and
+little per read.
+
+Measured in one run:
+
+* **a pin of a pulled board**: for boards whose owners have 200,000 and 1,000,000 followers
+  (seeded straight into the graph's Redis: bench-only follower IDs in the owner's follower
+  set, deleted afterwards), the fanout planner (``feed_fan_out_pin``) is run on new pins of
+  the board, timed, with every message it sends counted: it sends no delivery, so no feed
+  cell is written, whatever the follower count. Beside it, what pushing the pin would write
+  (a cell per follower and cluster, in a message per ``FANOUT_CHUNK`` followers and cluster)
+  and the time a raw happybase batch put of that many rows takes on the primary,
+  extrapolated from a measured put of ``raw_rows`` rows to a scratch table;
+* **a page past the cap**: a reader following 20 pinners with 3 boards each, whose row holds
+  the newest ``CAP`` of their pins: 50-pin pages at the top and past the row's end
+  (the followed boards found, then a k-way merge of their lists), beside the raw row read
+  plus the raw ``UNION ALL`` of the 60 boards' lists;
+* **reading a feed that follows 20 pulled boards**: two readers with the same full pushed
+  feed (``CAP`` entries); one of them also follows 20 pulled boards whose newest pins
+  interleave with the pushed ones. 50-pin pages of both, interleaved, p50/p99; beside the raw
+  ``UNION ALL`` of the 20 boards' heads on their MySQL hosts.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+from unittest import mock
+
+import dramatiq
+
+from feed import pulled, sources, storage, tasks
+from feed.conf import feed_settings
+from feed.schema import Entry, row_key
+from feed.selectors import feed_page
+from feed.store.pools import CLUSTERS, connection, table
+from graph import topology
+from graph.actions import follow_board, follow_user
+from graph.keys import FOLLOWERS, user_key
+from graph.store import admin
+from graph.vshards import vshard_of
+from pins.actions import create_board, create_pinner
+from pins.domain import timestamp_text
+from pins.types import BOARD_HAS_PINS, PIN, USER
+from sharding import mappings, objects
+from sharding.hosts import alias_for_shard, cursor, schema_name
+from sharding.ids import compose, shard_of
+from sharding.mappings import now_sequence
+from sharding.topology import current_map
+from toolkit.bench import Latency, latency, ratio
+
+SEED_BATCH = 50_000
+PAGE = 50
+PULLED_BOARDS = 20
+PINS_PER_BOARD = 10
+
+
+def run(followers: tuple[int, ...] = (200_000, 1_000_000), pins: int = 50, samples: int = 300,
+        raw_rows: int = 100_000, progress: Callable[[str], None] = lambda _: None,
+        ) -> dict[str, Any]:
+    """The celebrity figures (the ``pulled`` part of ``bench feed --json``)."""
+    pulled.init()
+    figures: dict[str, Any] = {"pull_above": feed_settings.PULL_ABOVE}
+    progress(f"raw batch put of {raw_rows} rows")
+    raw_rows_per_s = _raw_put_rate(raw_rows)
+    figures["raw_batch_put_rows_per_s"] = round(raw_rows_per_s)
+    figures["pin_of_pulled_board"] = []
+    for count in followers:
+        progress(f"a board with {count:,} followers: {pins} pins planned")
+        figures["pin_of_pulled_board"].append(_planning(count, pins, raw_rows_per_s))
+    progress("feed pages with and without 20 pulled boards")
+    figures["page_with_pulled_boards"] = _pages(samples)
+    progress("a page past the cap")
+    figures["page_past_the_cap"] = _deep(samples)
+    return figures
+
+
+# --- A pin of a pulled board ---------------------------------------------------------------
+
+def _planning(followers: int, pins: int, raw_rows_per_s: float) -> dict[str, Any]:
+    owner = create_pinner(f"benchstar{uuid.uuid4().hex[:12]}", None).user_id
+    board = create_board(owner, "Celebrity").id
+    with _seeded_followers(owner, followers):
+        pulled_count = _board_follower_count(board)
+        timings, messages = [], []
+        try:
+            for index in range(pins + 1):
+                created = now_sequence()
+                pin = _pin(board, owner, created, index)
+                with _counted() as sent:
+                    started = time.perf_counter()
+                    tasks.fan_out_pin.fn(pin, board, created)
+                    elapsed = time.perf_counter() - started
+                if index:  # the first pin switches the board to pull (one ZooKeeper write)
+                    timings.append(elapsed * 1e6)
+                    messages.append(sent)
+        finally:
+            pulled.switch(board, None)
+    chunk = int(feed_settings.FANOUT_CHUNK)
+    planned = Latency.of(timings)
+    push_cells = followers * len(CLUSTERS)
+    deliveries = max(sum(1 for name in sent if name.startswith("feed_deliver_pin"))
+                     for sent in messages)
+    return {
+        "followers": pulled_count, "pins": pins,
+        "messages_sent_per_pin": max(len(sent) for sent in messages),
+        "delivery_messages_per_pin": deliveries,
+        "feed_cells_written_at_most_per_pin": deliveries * chunk,
+        "planning": planned.to_json(),
+        "if_pushed": {"delivery_messages": len(CLUSTERS) * math.ceil(followers / chunk),
+                      "feed_cells": push_cells,
+                      "raw_batch_put_seconds": round(push_cells / raw_rows_per_s, 1)},
+        "raw_push_over_planning_p50": round(push_cells / raw_rows_per_s / (planned.p50_us / 1e6)),
+    }
+
+
+def _board_follower_count(board: int) -> int:
+    return int(sources.board_follower_count(board) or 0)
+
+
+@contextmanager
+def _seeded_followers(owner: int, count: int) -> Iterator[None]:
+    """``count`` bench-only users in the owner's follower set, straight into Redis."""
+    instance = topology.master_for(vshard_of(owner))
+    raw = admin.raw_client(instance)
+    key = user_key(owner, FOLLOWERS)
+    now = now_sequence()
+    for start in range(0, count, SEED_BATCH):
+        raw.zadd(key, {str(compose(index % 4096, USER.type_id, 1 + index // 4096)): now - index
+                       for index in range(start, min(count, start + SEED_BATCH))})
+    try:
+        yield
+    finally:
+        raw.unlink(key)
+
+
+@contextmanager
+def _counted() -> Iterator[list[str]]:
+    """The actor names of every message sent in the block (kept, not published)."""
+    sent: list[str] = []
+    broker = dramatiq.get_broker()
+
+    def enqueue(message: Any, *, delay: int | None = None) -> Any:
+        sent.append(message.actor_name)
+        return message
+
+    def enqueue_all(messages: list[Any]) -> list[Any]:
+        sent.extend(message.actor_name for message in messages)
+        return messages
+
+    with mock.patch.object(broker, "enqueue", enqueue), \
+            mock.patch.object(broker, "enqueue_all", enqueue_all):
+        yield sent
+
+
+def _pin(board: int, owner: int, created_us: int, index: int) -> int:
+    """A pin object and its board list entry (no image, no events)."""
+    shards = current_map().open_shards()
+    pin = objects.create(PIN, random.choice(shards), {
+        "board_id": board, "pinner_id": owner, "title": f"Bench pin {index}",
+        "description": "", "link": "", "image": "bench.png", "thumbnail": "bench.png",
+        "width": 8, "height": 8, "created": timestamp_text(created_us), "source_pin_id": None})
+    mappings.add(BOARD_HAS_PINS, board, pin, sequence=created_us)
+    return pin
+
+
+def _raw_put_rate(rows: int) -> float:
+    """Rows per second of raw happybase batch puts (``FANOUT_CHUNK`` rows a batch) to a
+    scratch table on the primary."""
+    name = f"bench_pull_{uuid.uuid4().hex[:8]}"
+    chunk = int(feed_settings.FANOUT_CHUNK)
+    column = b"feed:" + Entry(created_us=now_sequence(), pin_id=1).qualifier
+    with connection("primary") as hbase:
+        hbase.create_table(name, {"feed": {"max_versions": 1}})
+        try:
+            table = hbase.table(name)
+            started = time.perf_counter()
+            for start in range(0, rows, chunk):
+                with table.batch(timestamp=now_sequence()) as batch:
+                    for row in range(start, min(rows, start + chunk)):
+                        batch.put(row.to_bytes(8, "big"), {column: b""})
+            return rows / (time.perf_counter() - started)
+        finally:
+            hbase.delete_table(name, disable=True)
+
+
+# --- Reading a feed with pulled boards -----------------------------------------------------
+
+def _pages(samples: int) -> dict[str, Any]:
+    cap = int(feed_settings.CAP)
+    owner = create_pinner(f"benchpulled{uuid.uuid4().hex[:12]}", None).user_id
+    plain = create_pinner(f"benchplain{uuid.uuid4().hex[:12]}", None).user_id
+    fan = create_pinner(f"benchfan{uuid.uuid4().hex[:12]}", None).user_id
+    pushed_board = create_board(owner, "Pushed").id
+    boards = [create_board(owner, f"Pulled {index}").id for index in range(PULLED_BOARDS)]
+    now = now_sequence()
+    # Pushed entries every 10 µs, pulled pins in between, so a page mixes both.
+    pushed = [Entry(now - 10 * i, _pin(pushed_board, owner, now - 10 * i, i))
+              for i in range(PAGE)]
+    older = [Entry(now - 10 * PAGE - i, compose(i % 64, PIN.type_id, (1 << 36) - 1 - i))
+             for i in range(cap - PAGE)]
+    for cluster in CLUSTERS:
+        storage.add_entries(cluster, {plain: pushed + older, fan: pushed + older},
+                            timestamp=now)
+    for index, board in enumerate(boards):
+        for number in range(PINS_PER_BOARD):
+            _pin(board, owner, now - 5 - 10 * (number * PULLED_BOARDS + index), number)
+        follow_board(fan, board)
+        pulled.switch(board, pulled.Pulled(pulled.PULL, now))
+    try:
+        mixed = [pin.id for pin in feed_page(fan, limit=PAGE).items]
+        pulled_shown = len(set(mixed) - {entry.pin_id for entry in pushed})
+        with_pulled: list[float] = []
+        without: list[float] = []
+        for index in range(samples):  # interleaved, so drift hits both alike
+            for reader, into in ((fan, with_pulled), (plain, without)) if index % 2 else (
+                    (plain, without), (fan, with_pulled)):
+                started = time.perf_counter()
+                feed_page(reader, limit=PAGE)
+                into.append((time.perf_counter() - started) * 1e6)
+        raw = latency(lambda _: _raw_heads(boards), samples)
+    finally:
+        for board in boards:
+            pulled.switch(board, None)
+    store, base = Latency.of(with_pulled), Latency.of(without)
+    return {
+        "pulled_boards": len(boards), "pulled_pins_on_first_page": pulled_shown,
+        "page_following_20_pulled": store.to_json(), "page_following_none": base.to_json(),
+        "p99_added_ms": round((store.p99_us - base.p99_us) / 1000, 2),
+        "p50_added_ms": round((store.p50_us - base.p50_us) / 1000, 2),
+        "raw_union_all_of_20_heads": raw.to_json(),
+    }
+
+
+def _raw_heads(boards: list[int]) -> None:
+    """The 20 boards' newest pins: one raw ``UNION ALL`` per MySQL host."""
+    by_alias: dict[str, list[int]] = {}
+    for board in boards:
+        by_alias.setdefault(alias_for_shard(shard_of(board)), []).append(board)
+    for alias, found in by_alias.items():
+        sql = " UNION ALL ".join(
+            f"(SELECT from_id, to_id, sequence FROM {schema_name(shard_of(b))}.board_has_pins "
+            f"WHERE from_id = {b} ORDER BY sequence DESC, to_id DESC LIMIT {PAGE + 2})"
+            for b in found)
+        with cursor(alias) as c:
+            c.execute(sql)
+            c.fetchall()
+
+
+# --- A page past the cap -------------------------------------------------------------------
+
+DEEP_FOLLOWEES = 20
+DEEP_BOARDS = 3
+
+
+def _deep(samples: int) -> dict[str, Any]:
+    cap = int(feed_settings.CAP)
+    reader = create_pinner(f"benchdeep{uuid.uuid4().hex[:12]}", None).user_id
+    now = now_sequence()
+    per_board = (cap + 2 * PAGE) // (DEEP_FOLLOWEES * DEEP_BOARDS) + 1
+    boards: list[tuple[int, int]] = []
+    for _ in range(DEEP_FOLLOWEES):
+        followee = create_pinner(f"benchdeepf{uuid.uuid4().hex[:10]}", None).user_id
+        boards += [(create_board(followee, f"Deep {index}").id, followee)
+                   for index in range(DEEP_BOARDS)]
+        follow_user(reader, followee)
+    made: list[Entry] = []
+    for number in range(per_board):  # newest first, round robin over the boards
+        for board, followee in boards:
+            created = now - 10 * (len(made) + 1)
+            made.append(Entry(created, _pin(board, followee, created, number)))
+    served = sorted(made, key=lambda entry: entry.qualifier)
+    for cluster in CLUSTERS:
+        storage.change_feed(cluster, reader, now, add=served[:cap],
+                            horizons=[served[cap].qualifier])
+    top = feed_page(reader, limit=PAGE)
+    cursor = top.next_cursor
+    for _ in range(cap // PAGE - 1):
+        cursor = feed_page(reader, limit=PAGE, after=cursor).next_cursor
+    deep = feed_page(reader, limit=PAGE, after=cursor)
+    expected = [entry.pin_id for entry in served[cap:cap + PAGE]]
+    first = latency(lambda _: feed_page(reader, limit=PAGE), samples)
+    past = latency(lambda _: feed_page(reader, limit=PAGE, after=cursor), samples)
+
+    def raw(_: int) -> None:
+        with table("primary") as hbase:
+            hbase.row(row_key(reader))
+        _raw_heads([board for board, _ in boards])
+
+    ceiling = latency(raw, samples)
+    return {"followees": DEEP_FOLLOWEES, "boards": len(boards), "pins": len(made),
+            "past_the_cap_as_expected": [pin.id for pin in deep.items] == expected,
+            "first_page": first.to_json(), "page_past_the_cap": past.to_json(),
+            "raw_row_plus_union_all_of_boards": ceiling.to_json(),
+            "p50_ratio_past_the_cap_vs_raw": ratio(past.p50_us, ceiling.p50_us)}

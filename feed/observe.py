@@ -1,0 +1,272 @@
+"""Fanout you can watch: the last hour of fanout lag, deliveries, standby reads and queue
+depths, shared by every process in Redis (:mod:`feed.store.observations`).
+
+Time is cut into buckets of ``BUCKET_SECONDS`` (10 s); each bucket is one Redis hash kept
+``KEEP_SECONDS`` (a bit over an hour) with the fields
+
+* ``lag:<cluster>:<i>``: fanouts whose last delivery to ``cluster`` landed in the bucket, by
+  lag bucket ``i`` (:func:`lag_bucket`: four per doubling from 1 ms, so a percentile read
+  back is within ±9 % of the true lag);
+* ``deliveries:<cluster>``: feed entries written;
+* ``standby_reads``: feed reads the standby answered;
+* ``ready:<queue>``, ``delayed:<queue>``, ``dead:<queue>``: queue depths, sampled once per
+  bucket across all processes (``sampled`` claims the bucket).
+
+A fanout's lag runs from the pin's creation to its *last* delivery on a cluster. The planner
+registers the chunks it sends, plus a planning token it removes when it has sent them all, in
+one set per pin and cluster; each delivery removes its chunk, and whoever empties the set
+records the lag (a Lua script, so a delivery run twice records nothing the second time).
+Recording never fails or holds up a delivery or a read: errors are logged and skipped.
+
+>>> tracking = FanoutTracking(pin_id, created_us)
+>>> tracking.register([0, 1, 2]); tracking.close()
+>>> delivered("primary", pin_id, created_us, 1000, chunk=2)
+>>> figures(minutes=60)["summary"]["lag_seconds"]["primary"]["p99"]
+0.42
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from feed.deadletters import QueueDepth
+from feed.exceptions import FeedError
+from feed.store import observations
+from feed.store.pools import CLUSTERS, Cluster
+from sharding.mappings import now_sequence
+
+log = logging.getLogger("pinsite.feed")
+BUCKET_SECONDS = 10
+KEEP_SECONDS = 3700
+OUTSTANDING_KEEP_SECONDS = 24 * 3600
+"""How long a fanout's outstanding chunks are tracked (its deliveries retry for hours)."""
+STEPS_PER_DOUBLING = 4
+LAG_BUCKETS = STEPS_PER_DOUBLING * 27  # 1 ms to 2^27 ms (about 37 hours)
+LAG_RESOLUTION = 2 ** (1 / (2 * STEPS_PER_DOUBLING)) - 1
+"""Largest relative error of a percentile read back from the lag buckets (about 9 %)."""
+SUMMARY_MINUTES = 5
+PLAN = "plan"
+
+
+# Lag buckets and percentiles (pure).
+
+def lag_bucket(seconds: float) -> int:
+    """The lag bucket of ``seconds``: ``floor(4·log2(ms))``, clamped to the buckets."""
+    milliseconds = seconds * 1000
+    if milliseconds <= 1:
+        return 0
+    return min(LAG_BUCKETS - 1, int(STEPS_PER_DOUBLING * math.log2(milliseconds)))
+
+
+def lag_bounds(index: int) -> tuple[float, float]:
+    """The lags (seconds) bucket ``index`` holds, lower bound included."""
+    return (0.0 if index == 0 else 2 ** (index / STEPS_PER_DOUBLING) / 1000,
+            2 ** ((index + 1) / STEPS_PER_DOUBLING) / 1000)
+
+
+def percentile(counts: Mapping[int, int], q: float) -> float | None:
+    """The ``q``-quantile (0 < q ≤ 1) of the samples counted by lag bucket, in seconds: the
+    geometric middle of the bucket holding the sample of rank ``ceil(q·n)``; None without
+    samples."""
+    total = sum(counts.values())
+    if total <= 0:
+        return None
+    rank, seen = max(1, math.ceil(q * total)), 0
+    for index in sorted(counts):
+        seen += counts[index]
+        if seen >= rank:
+            return _middle(index)
+    return _middle(max(counts))
+
+
+def _middle(index: int) -> float:
+    low, high = lag_bounds(index)
+    return math.sqrt(max(low, high / 2 ** (1 / STEPS_PER_DOUBLING)) * high)
+
+
+# Recording.
+
+def bucket_start(at: float) -> int:
+    return int(at // BUCKET_SECONDS) * BUCKET_SECONDS
+
+
+def bucket_key(start: int) -> str:
+    return f"feed:obs:{start}"
+
+
+def fanout_key(pin_id: int, cluster: str) -> str:
+    return f"feed:fanout:{pin_id}:{cluster}"
+
+
+class FanoutTracking:
+    """The planner's side of a pin's lag: register chunks as they go out, close at the end.
+    Nothing is registered for a fanout without chunks (no followers, no lag)."""
+
+    def __init__(self, pin_id: int, created_us: int) -> None:
+        self.pin_id, self.created_us = pin_id, created_us
+        self.registered = False
+
+    def register(self, chunks: Sequence[int]) -> None:
+        members = [str(chunk) for chunk in chunks]
+        if not self.registered:
+            members.append(PLAN)
+        try:
+            observations.register([fanout_key(self.pin_id, cluster) for cluster in CLUSTERS],
+                                  members, OUTSTANDING_KEEP_SECONDS)
+            self.registered = True
+        except FeedError as exc:
+            log.warning("fanout chunks not registered: %s", exc)
+
+    def close(self) -> None:
+        """Remove the planning token; the last delivery may already have landed."""
+        if self.registered:
+            for cluster in CLUSTERS:
+                _finish(cluster, self.pin_id, self.created_us, PLAN, 0)
+
+
+def delivered(cluster: Cluster, pin_id: int, created_us: int, count: int,
+              chunk: int | None) -> None:
+    """Record one delivery of ``count`` entries; ``chunk`` None: not tracked for lag."""
+    if chunk is None:
+        _quietly(lambda: observations.increment(
+            bucket_key(bucket_start(time.time())), f"deliveries:{cluster}", count,
+            KEEP_SECONDS), None)
+    else:
+        _finish(cluster, pin_id, created_us, str(chunk), count)
+
+
+def _finish(cluster: Cluster, pin_id: int, created_us: int, member: str, count: int) -> None:
+    lag = max(0, now_sequence() - created_us) / 1e6
+    _quietly(lambda: observations.finish(
+        fanout_key(pin_id, cluster), member, bucket_key(bucket_start(time.time())),
+        f"deliveries:{cluster}", count, f"lag:{cluster}:{lag_bucket(lag)}", KEEP_SECONDS), 0)
+
+
+def standby_read() -> None:
+    """Count a feed read the standby answered."""
+    _quietly(lambda: observations.increment(bucket_key(bucket_start(time.time())),
+                                            "standby_reads", 1, KEEP_SECONDS), None)
+
+
+def sample_depths(read_depths: Callable[[], Sequence[QueueDepth]]) -> bool:
+    """Record the queue depths into the current bucket unless a process already did; True
+    when this call recorded them."""
+    bucket = bucket_key(bucket_start(time.time()))
+    try:
+        if not observations.claim(bucket, "sampled", KEEP_SECONDS):
+            return False
+        values = {f"{kind}:{depth.name}": getattr(depth, kind)
+                  for depth in read_depths() for kind in ("ready", "delayed", "dead")}
+        observations.store(bucket, values, KEEP_SECONDS)
+        return True
+    except FeedError as exc:
+        log.warning("queue depths not recorded: %s", exc)
+        return False
+
+
+_sampler: threading.Thread | None = None
+
+
+def start_depth_sampler(read_depths: Callable[[], Sequence[QueueDepth]]) -> threading.Thread:
+    """A daemon thread sampling the queue depths once per bucket (queue worker processes)."""
+    global _sampler
+    if _sampler is None or not _sampler.is_alive():
+        _sampler = threading.Thread(target=_sample_forever, args=(read_depths,), daemon=True,
+                                    name="feed-depth-sampler")
+        _sampler.start()
+    return _sampler
+
+
+def _sample_forever(read_depths: Callable[[], Sequence[QueueDepth]]) -> None:
+    while True:
+        sample_depths(read_depths)
+        time.sleep(BUCKET_SECONDS - time.time() % BUCKET_SECONDS + 0.5)
+
+
+def _quietly(record: Callable[[], Any], failed: Any) -> Any:
+    try:
+        return record()
+    except FeedError as exc:
+        log.warning("fanout observation not recorded: %s", exc)
+        return failed
+
+
+# Reading.
+
+def figures(minutes: int = 60, now: float | None = None) -> dict[str, Any]:
+    """The last ``minutes`` per bucket (start times in Unix seconds, None where nothing was
+    sampled) and a summary of the last ``SUMMARY_MINUTES``; raises
+    :class:`~feed.exceptions.ObservationsUnavailable` when Redis cannot answer."""
+    end = bucket_start(time.time() if now is None else now)
+    starts = [end - BUCKET_SECONDS * i for i in reversed(range(minutes * 60 // BUCKET_SECONDS))]
+    rows = [_parse(row) for row in observations.read([bucket_key(s) for s in starts])]
+    recent = rows[-SUMMARY_MINUTES * 60 // BUCKET_SECONDS:]
+    queues = sorted({queue for row in rows for queue in row["depths"]})
+    return {
+        "bucket_seconds": BUCKET_SECONDS, "minutes": minutes, "buckets": starts,
+        "lag_resolution": round(LAG_RESOLUTION, 3),
+        "lag_seconds": {cluster: _lag_series(rows, cluster) for cluster in CLUSTERS},
+        "deliveries_per_second": {
+            cluster: [row["deliveries"].get(cluster, 0) / BUCKET_SECONDS for row in rows]
+            for cluster in CLUSTERS},
+        "standby_reads": [row["standby_reads"] for row in rows],
+        "queue_depths": {queue: [row["depths"].get(queue) if row["sampled"] else None
+                                 for row in rows] for queue in queues},
+        "dead_letters": [row["dead"] if row["sampled"] else None for row in rows],
+        "summary": _summary(recent, queues),
+    }
+
+
+def _parse(row: Mapping[str, str]) -> dict[str, Any]:
+    parsed: dict[str, Any] = {"lag": {}, "deliveries": {}, "depths": {}, "dead": 0,
+                              "standby_reads": int(row.get("standby_reads", 0)),
+                              "sampled": "sampled" in row and any(
+                                  field.startswith("ready:") for field in row)}
+    for field, value in row.items():
+        kind, _, rest = field.partition(":")
+        if kind == "lag":
+            cluster, _, index = rest.partition(":")
+            parsed["lag"].setdefault(cluster, {})[int(index)] = int(value)
+        elif kind == "deliveries":
+            parsed["deliveries"][rest] = int(value)
+        elif kind in ("ready", "delayed"):
+            parsed["depths"][rest] = parsed["depths"].get(rest, 0) + int(value)
+        elif kind == "dead":
+            parsed["dead"] += int(value)
+    return parsed
+
+
+def _lag_series(rows: Sequence[dict[str, Any]], cluster: str) -> dict[str, list[Any]]:
+    counts = [row["lag"].get(cluster, {}) for row in rows]
+    return {"p50": [percentile(c, 0.5) for c in counts],
+            "p99": [percentile(c, 0.99) for c in counts],
+            "fanouts": [sum(c.values()) for c in counts]}
+
+
+def _summary(rows: Sequence[dict[str, Any]], queues: Sequence[str]) -> dict[str, Any]:
+    seconds = len(rows) * BUCKET_SECONDS
+    lag: dict[str, Any] = {}
+    for cluster in CLUSTERS:
+        merged: dict[int, int] = {}
+        for row in rows:
+            for index, count in row["lag"].get(cluster, {}).items():
+                merged[index] = merged.get(index, 0) + count
+        lag[cluster] = {"p50": percentile(merged, 0.5), "p99": percentile(merged, 0.99),
+                        "fanouts": sum(merged.values())}
+    deliveries = {cluster: sum(row["deliveries"].get(cluster, 0) for row in rows)
+                  for cluster in CLUSTERS}
+    latest = next((row for row in reversed(rows) if row["sampled"]), None)
+    return {
+        "minutes": seconds // 60, "lag_seconds": lag, "deliveries": deliveries,
+        "deliveries_per_second": {cluster: round(count / seconds, 3)
+                                  for cluster, count in deliveries.items()},
+        "standby_reads": sum(row["standby_reads"] for row in rows),
+        "queue_depths": {queue: latest["depths"].get(queue, 0) for queue in queues}
+        if latest else {},
+        "dead_letters": latest["dead"] if latest else None,
+    }

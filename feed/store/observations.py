@@ -1,0 +1,155 @@
+"""Raw Redis calls of the fanout observations (:mod:`feed.observe`): one client per process
+on database ``OBSERVE_DB`` of the cache Redis (``settings.REDIS_CACHE``), made on first use,
+short timeouts, and the Lua scripts that close a fanout exactly once.
+
+Driver errors become :class:`~feed.exceptions.ObservationsUnavailable`.
+
+>>> finish("fo:123:primary", "4", "obs:1700000000", "deliveries:primary", 3, "lag:primary:40", 3700)
+1
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import redis
+from django.conf import settings
+
+from feed.conf import feed_settings
+from feed.exceptions import ObservationsUnavailable
+
+T = TypeVar("T")
+TIMEOUT_SECONDS = 0.5
+CLOSED = "closed"
+"""The member a fanout's set keeps once it closed: a late duplicate then finds it closed."""
+
+# KEYS: one outstanding set per cluster   ARGV: keep seconds, members...
+REGISTER = """
+for _, key in ipairs(KEYS) do
+  if redis.call('SISMEMBER', key, 'closed') == 0 then
+    redis.call('SADD', key, unpack(ARGV, 2))
+    redis.call('EXPIRE', key, ARGV[1])
+  end
+end
+"""
+
+# KEYS: outstanding set, bucket hash
+# ARGV: member, count field, count, lag field, bucket keep seconds
+# Returns 0: nothing recorded (a duplicate, or a closed fanout), 1: counted, 2: counted and
+# the fanout closed (its lag recorded).
+FINISH = """
+if redis.call('SREM', KEYS[1], ARGV[1]) == 0 then
+  if redis.call('EXISTS', KEYS[1]) == 1 or ARGV[1] == 'plan' then return 0 end
+  if tonumber(ARGV[3]) > 0 then
+    redis.call('HINCRBY', KEYS[2], ARGV[2], ARGV[3])
+    redis.call('EXPIRE', KEYS[2], ARGV[5])
+  end
+  return 1
+end
+if tonumber(ARGV[3]) > 0 then redis.call('HINCRBY', KEYS[2], ARGV[2], ARGV[3]) end
+local closed = 1
+if redis.call('SCARD', KEYS[1]) == 0 then
+  redis.call('SADD', KEYS[1], 'closed')
+  redis.call('HINCRBY', KEYS[2], ARGV[4], 1)
+  closed = 2
+end
+redis.call('EXPIRE', KEYS[2], ARGV[5])
+return closed
+"""
+
+_lock = threading.Lock()
+_client: tuple[int, redis.Redis] | None = None
+_scripts: dict[str, Any] = {}
+
+
+def client() -> redis.Redis:
+    """This process's client (a fresh one after a fork)."""
+    global _client
+    with _lock:
+        if _client is None or _client[0] != os.getpid():
+            connection = redis.Redis.from_url(
+                settings.REDIS_CACHE, db=int(feed_settings.OBSERVE_DB),
+                socket_timeout=TIMEOUT_SECONDS, socket_connect_timeout=TIMEOUT_SECONDS,
+                decode_responses=True)
+            _client = (os.getpid(), connection)
+            _scripts.clear()
+            _scripts.update(register=connection.register_script(REGISTER),
+                            finish=connection.register_script(FINISH))
+        return _client[1]
+
+
+def reset() -> None:
+    """Forget this process's client (tests that change ``OBSERVE_DB`` or the address)."""
+    global _client
+    with _lock:
+        _client = None
+
+
+def register(keys: Sequence[str], members: Sequence[str], keep_seconds: int) -> None:
+    """Add ``members`` to every set of ``keys`` that has not closed yet."""
+    _call(lambda: _script("register")(keys=list(keys), args=[keep_seconds, *members]))
+
+
+def finish(key: str, member: str, bucket: str, count_field: str, count: int,
+           lag_field: str, keep_seconds: int) -> int:
+    """Take ``member`` out of ``key``; see :data:`FINISH` for what it records and returns."""
+    return int(_call(lambda: _script("finish")(
+        keys=[key, bucket], args=[member, count_field, count, lag_field, keep_seconds])))
+
+
+def increment(bucket: str, field: str, amount: int, keep_seconds: int) -> None:
+    """Add ``amount`` to one field of a bucket (one pipelined round trip)."""
+    def run() -> None:
+        pipe = client().pipeline(transaction=False)
+        pipe.hincrby(bucket, field, amount)
+        pipe.expire(bucket, keep_seconds)
+        pipe.execute()
+    _call(run)
+
+
+def claim(bucket: str, field: str, keep_seconds: int) -> bool:
+    """Set ``field`` of a bucket unless it is set: True for the one caller that set it."""
+    def run() -> bool:
+        pipe = client().pipeline(transaction=False)
+        pipe.hsetnx(bucket, field, "1")
+        pipe.expire(bucket, keep_seconds)
+        return bool(pipe.execute()[0])
+    return _call(run)
+
+
+def store(bucket: str, values: Mapping[str, int], keep_seconds: int) -> None:
+    """Set several fields of a bucket."""
+    def run() -> None:
+        pipe = client().pipeline(transaction=False)
+        if values:
+            pipe.hset(bucket, mapping=dict(values))
+        pipe.expire(bucket, keep_seconds)
+        pipe.execute()
+    _call(run)
+
+
+def read(buckets: Sequence[str]) -> list[dict[str, str]]:
+    """Every field of each bucket, in order (empty for a bucket that expired or never was)."""
+    def run() -> list[dict[str, str]]:
+        pipe = client().pipeline(transaction=False)
+        for bucket in buckets:
+            pipe.hgetall(bucket)
+        return list(pipe.execute())
+    return _call(run)
+
+
+def _script(name: str) -> Any:
+    client()
+    return _scripts[name]
+
+
+def _call(run: Callable[[], T]) -> T:
+    try:
+        return run()
+    except (redis.RedisError, OSError) as exc:
+        raise ObservationsUnavailable(
+            f"the fanout observations cannot be reached in Redis "
+            f"(db {feed_settings.OBSERVE_DB}): {type(exc).__name__}: {exc}") from exc

@@ -1,0 +1,184 @@
+"""Celebrity boards: not fanned out above the threshold, merged into feeds when read, and
+switched back to push (drained) below it; in both directions nothing is lost or shown twice."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from pytest_django import Settings
+
+from feed import pulled, sources
+from feed.schema import newest_first
+from feed.selectors import feed_page
+from feed.smart import generator, pools
+from graph.actions import follow_board, unfollow_board
+from tests.feed.helpers import (
+    CapturedQueue,
+    board_with_followers,
+    feed_ids,
+    new_board,
+    new_pin,
+    new_user,
+)
+
+THRESHOLD = 2
+
+
+@pytest.fixture
+def celebrities(settings: Settings) -> Iterator[dict[str, Any]]:
+    """Boards with more than two followers are pulled; the boards a test pulled leave the
+    node afterwards."""
+    settings.PINSITE_FEED = {**settings.PINSITE_FEED, "PULL_ABOVE": THRESHOLD}
+    pulled.init()
+    before = set(pulled.fresh())
+    yield settings.PINSITE_FEED
+    for board in set(pulled.fresh()) - before:
+        pulled.switch(board, None)
+
+
+def scroll(user: int, limit: int) -> list[int]:
+    """Every pin of the user's following feed, page after page."""
+    shown: list[int] = []
+    cursor = None
+    for _ in range(1000):
+        page = feed_page(user, limit=limit, after=cursor)
+        shown += [pin.id for pin in page.items]
+        cursor = page.next_cursor
+        if cursor is None:
+            return shown
+    raise AssertionError("the feed never ended")
+
+
+def model(boards: list[int]) -> list[int]:
+    """The reference feed: every pin of the boards, newest first (ties by pin ID)."""
+    return [entry.pin_id for entry in newest_first(
+        [entry for board in boards for entry in sources.board_entries(board, 10_000)])]
+
+
+def delivered(queue: CapturedQueue, pin: int) -> list[Any]:
+    return [message for message in queue.pending
+            if message.actor_name.startswith("feed_deliver_pin") and message.args[0] == pin]
+
+
+@pytest.mark.usefixtures("celebrities")
+def test_a_board_above_the_threshold_is_pulled_not_fanned_out(queue: CapturedQueue) -> None:
+    owner, board, fans = board_with_followers(THRESHOLD)
+    pushed = new_pin(owner, board, "Pushed")
+    queue.run_all()
+    assert board not in pulled.fresh()
+    late_fan = new_user()
+    follow_board(late_fan, board)
+    queue.run_all()
+    star = new_pin(owner, board, "Pulled")
+    queue.pending[:] = [m for m in queue.pending if m.actor_name == "feed_fan_out_pin"]
+    queue.run_all()
+    assert pulled.fresh()[board].state == pulled.PULL
+    assert delivered(queue, star) == []
+    for fan in [*fans, late_fan]:
+        assert star not in feed_ids(fan) and star not in feed_ids(fan, "standby")
+        assert [pin.id for pin in feed_page(fan).items] == [star, pushed]
+
+
+@pytest.mark.usefixtures("celebrities")
+def test_a_pulled_board_below_the_threshold_is_drained_back_to_push(queue: CapturedQueue,
+                                                                    ) -> None:
+    owner, board, fans = board_with_followers(THRESHOLD + 1)
+    queue.run_all()
+    first = new_pin(owner, board, "First")
+    second = new_pin(owner, board, "Second")
+    queue.run_all()
+    assert pulled.fresh()[board].state == pulled.PULL
+    assert feed_ids(fans[0]) == []
+    unfollow_board(fans[2], board)
+    queue.run_all()
+    third = new_pin(owner, board, "Third")  # 2 followers now: pushed again, and drained
+    queue.run_all()
+    assert board not in pulled.fresh()
+    for fan in fans[:2]:
+        assert feed_ids(fan) == [third, second, first] == feed_ids(fan, "standby")
+        assert scroll(fan, limit=2) == [third, second, first]
+    assert scroll(fans[2], limit=2) == []
+
+
+@pytest.mark.usefixtures("celebrities")
+def test_a_feed_merges_pushed_and_pulled_pins_in_order_across_pages(queue: CapturedQueue,
+                                                                   ) -> None:
+    owner, star_board, fans = board_with_followers(THRESHOLD + 1)
+    reader = fans[0]
+    friend = new_user()
+    friend_board = new_board(friend, "Everyday")
+    follow_board(reader, friend_board)
+    for turn in range(6):
+        new_pin(owner, star_board, f"Star {turn}")
+        new_pin(friend, friend_board, f"Friend {turn}")
+    queue.run_all()
+    assert pulled.is_pulled(star_board)
+    expected = model([star_board, friend_board])
+    assert len(expected) == 12
+    for limit in (1, 3, 5, 50):
+        assert scroll(reader, limit) == expected
+    unfollow_board(reader, star_board)
+    queue.run_all()
+    assert scroll(reader, limit=4) == model([friend_board])
+
+
+@pytest.mark.usefixtures("celebrities")
+def test_the_smart_feed_pulls_celebrity_pins_when_it_generates(queue: CapturedQueue) -> None:
+    owner, board, fans = board_with_followers(THRESHOLD + 1)
+    new_pin(owner, board, "Warm-up")  # switches the board to pull
+    queue.run_all()
+    star = new_pin(owner, board, "Pulled into pools")
+    queue.run_all()
+    assert star not in {c.pin_id for c in pools.best(fans[0], "following", 50)}
+    chunk = generator.generate(fans[0])
+    assert star in {c.pin_id for c in pools.best(fans[0], "following", 50)}
+    assert star in {pick.pin_id for pick in chunk.picks}
+    generator.generate(fans[0])  # pulled once: the mark moved past it
+    assert pools.pulled_mark(fans[0]) == max(e.created_us for e in sources.board_entries(board, 5))
+
+
+def test_scrolling_past_the_cap_continues_by_pull_without_repeats_or_gaps(
+        queue: CapturedQueue, small_feed: dict[str, Any], celebrities: dict[str, Any]) -> None:
+    cap = small_feed["CAP"]
+    reader = new_user()
+    boards = []
+    for index in range(3):
+        owner = new_user()
+        board = new_board(owner, f"Board {index}")
+        follow_board(reader, board)
+        boards.append((owner, board))
+    star_owner, star_board, _ = board_with_followers(THRESHOLD + 1)
+    follow_board(reader, star_board)
+    boards.append((star_owner, star_board))
+    for turn in range(5 * cap // 4 + 1):
+        for owner, board in boards:
+            new_pin(owner, board, f"Pin {turn}")
+    queue.run_all()
+    assert pulled.is_pulled(star_board)
+    expected = model([board for _, board in boards])
+    assert len(expected) > 5 * cap
+    assert len(feed_ids(reader)) < len(expected)  # the row holds only its cap and slack
+    for limit in (1, 4, cap, cap + 1, 50):
+        assert scroll(reader, limit) == expected
+
+
+@pytest.mark.usefixtures("celebrities")
+def test_feed_pulled_lists_the_pulled_boards(queue: CapturedQueue) -> None:
+    owner, board, _ = board_with_followers(THRESHOLD + 1)
+    queue.run_all()
+    new_pin(owner, board)
+    queue.run_all()
+    out = io.StringIO()
+    call_command("feed", "pulled", "--json", stdout=out)
+    listed = json.loads(out.getvalue())
+    assert listed["pull_above"] == THRESHOLD
+    assert {"board_id": board, "state": "pull", "followers": THRESHOLD + 1}.items() <= next(
+        item for item in listed["boards"] if item["board_id"] == board).items()
+    out = io.StringIO()
+    call_command("feed", "pulled", stdout=out)
+    assert f"{board}  pull " in out.getvalue()
