@@ -50,6 +50,9 @@ LAG_BUCKETS = STEPS_PER_DOUBLING * 27  # 1 ms to 2^27 ms (about 37 hours)
 LAG_RESOLUTION = 2 ** (1 / (2 * STEPS_PER_DOUBLING)) - 1
 """Largest relative error of a percentile read back from the lag buckets (about 9 %)."""
 SUMMARY_MINUTES = 5
+WARN_SECONDS = 60.0
+_warned: dict[str, tuple[float, int]] = {}
+_warn_lock = threading.Lock()
 PLAN = "plan"
 
 
@@ -120,7 +123,7 @@ class FanoutTracking:
                                   members, OUTSTANDING_KEEP_SECONDS)
             self.registered = True
         except FeedError as exc:
-            log.warning("fanout chunks not registered: %s", exc)
+            _warn("fanout chunks not registered", exc)
 
     def close(self) -> None:
         """Remove the planning token; the last delivery may already have landed."""
@@ -165,7 +168,7 @@ def sample_depths(read_depths: Callable[[], Sequence[QueueDepth]]) -> bool:
         observations.store(bucket, values, KEEP_SECONDS)
         return True
     except FeedError as exc:
-        log.warning("queue depths not recorded: %s", exc)
+        _warn("queue depths not recorded", exc)
         return False
 
 
@@ -192,8 +195,22 @@ def _quietly(record: Callable[[], Any], failed: Any) -> Any:
     try:
         return record()
     except FeedError as exc:
-        log.warning("fanout observation not recorded: %s", exc)
+        _warn("fanout observation not recorded", exc)
         return failed
+
+
+def _warn(what: str, exc: Exception) -> None:
+    """Log a failure to record at most once per ``WARN_SECONDS`` per kind, with the number
+    left unlogged since (a Redis outage would otherwise log every delivery)."""
+    now = time.monotonic()
+    with _warn_lock:
+        last, skipped = _warned.get(what, (-WARN_SECONDS, 0))
+        if now - last < WARN_SECONDS:
+            _warned[what] = (last, skipped + 1)
+            return
+        _warned[what] = (now, 0)
+    log.warning("%s: %s%s", what, exc, f" ({skipped} more since the last warning)"
+                if skipped else "")
 
 
 # Reading.

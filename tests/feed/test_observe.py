@@ -86,6 +86,22 @@ def test_recording_with_redis_down_neither_raises_nor_records(settings: Settings
         observe.figures()
 
 
+def test_redis_down_is_logged_once_a_minute_not_once_a_delivery(
+        settings: Settings, caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    settings.REDIS_CACHE = "redis://127.0.0.1:1"
+    observations.reset()
+    monkeypatch.setattr(observe, "_warned", {})
+    for _ in range(5):
+        observe.delivered("primary", 1, 1, 3, chunk=None)
+    warnings = [r for r in caplog.records if "not recorded" in r.getMessage()]
+    assert len(warnings) == 1
+    monkeypatch.setattr(observe, "WARN_SECONDS", 0.0)
+    observe.delivered("primary", 1, 1, 3, chunk=None)
+    last = [r for r in caplog.records if "not recorded" in r.getMessage()][-1].getMessage()
+    assert "(4 more since the last warning)" in last
+
+
 def test_depths_are_sampled_once_per_bucket_across_callers() -> None:
     depths = [QueueDepth("feed", 4, 1, 2)]
     assert observe.sample_depths(lambda: depths)
