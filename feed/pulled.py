@@ -175,6 +175,13 @@ def finish_drain(board_id: int) -> bool:
     return left
 
 
+def forget(board_id: int) -> None:
+    """Take a deleted board off the node if this process's copy has it (a ZooKeeper write
+    only then)."""
+    if board_id in current():
+        switch(board_id, None)
+
+
 def switch(board_id: int, pulled: Pulled | None) -> None:
     """Set (or with None, remove) one board's entry (compare-and-set, retried on races)."""
     _update(lambda now: now.with_board(board_id, pulled))

@@ -166,7 +166,9 @@ def fan_out_removal(pin_id: int, board_id: int, created_us: int, deleted_us: int
 @dramatiq.actor(queue_name=PLANNING_QUEUE, actor_name="feed_forget_board", **RETRIES)
 def forget_board(board_id: int, owner_id: int, deleted_us: int) -> None:
     """Sweep a deleted board's pins out of the feeds of its owner's followers (its explicit
-    followers are swept by the unfollows the graph announces as it drops their follows)."""
+    followers are swept by the unfollows the graph announces as it drops their follows); a
+    pulled board leaves the pulled boards."""
+    pulled.forget(board_id)
     for chunk in fanout.owner_follower_chunks(owner_id):
         send_all(message for follower in chunk
                  for message in cluster_messages(apply_unfollow, follower, "board", board_id,

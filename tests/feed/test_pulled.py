@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import dramatiq
 import pytest
 from django.core.management import call_command
 from pytest_django import Settings
@@ -17,6 +18,7 @@ from feed.schema import newest_first
 from feed.selectors import feed_page
 from feed.smart import generator, pools
 from graph.actions import follow_board, unfollow_board
+from pins.actions import delete_board
 from tests.feed.helpers import (
     CapturedQueue,
     board_with_followers,
@@ -25,6 +27,7 @@ from tests.feed.helpers import (
     new_pin,
     new_user,
 )
+from tests.polling import wait_until
 
 THRESHOLD = 2
 
@@ -182,3 +185,26 @@ def test_feed_pulled_lists_the_pulled_boards(queue: CapturedQueue) -> None:
     out = io.StringIO()
     call_command("feed", "pulled", stdout=out)
     assert f"{board}  pull " in out.getvalue()
+
+
+@pytest.mark.usefixtures("celebrities")
+def test_the_switch_both_ways_through_a_real_worker(worker: dramatiq.Worker) -> None:
+    owner, board, fans = board_with_followers(THRESHOLD + 1)
+    assert wait_until(lambda: sources.board_follower_count(board) == THRESHOLD + 1)
+    pulled_pin = new_pin(owner, board, "Pulled")
+    assert wait_until(lambda: pulled.is_pulled(board), timeout=20)
+    for fan in fans:
+        assert [pin.id for pin in feed_page(fan).items] == [pulled_pin]
+    unfollow_board(fans[2], board)
+    pushed_pin = new_pin(owner, board, "Pushed again")
+    assert wait_until(lambda: board not in pulled.fresh(), timeout=30)  # drained
+    assert wait_until(lambda: all(feed_ids(fan) == [pushed_pin, pulled_pin]
+                                  for fan in fans[:2]), timeout=20)
+    for fan in fans[:2]:
+        assert scroll(fan, limit=1) == [pushed_pin, pulled_pin]
+    follow_board(fans[2], board)
+    new_pin(owner, board, "Pulled again")
+    assert wait_until(lambda: pulled.is_pulled(board), timeout=20)
+    delete_board(owner, board)
+    assert wait_until(lambda: board not in pulled.fresh(), timeout=30)
+    assert wait_until(lambda: all(scroll(fan, limit=2) == [] for fan in fans), timeout=20)
