@@ -25,6 +25,9 @@ T = TypeVar("T")
 TIMEOUT_SECONDS = 0.5
 CLOSED = "closed"
 """The member a fanout's set keeps once it closed: a late duplicate then finds it closed."""
+CLOSED_KEEP_SECONDS = 600
+"""How long a closed fanout's set stays (duplicates come within minutes; a later one only
+counts its deliveries again), so the sets of busy hours do not pile up in Redis."""
 
 # KEYS: one outstanding set per cluster   ARGV: keep seconds, members...
 REGISTER = """
@@ -37,7 +40,7 @@ end
 """
 
 # KEYS: outstanding set, bucket hash
-# ARGV: member, count field, count, lag field, bucket keep seconds
+# ARGV: member, count field, count, lag field, bucket keep seconds, closed set keep seconds
 # Returns 0: nothing recorded (a duplicate, or a closed fanout), 1: counted, 2: counted and
 # the fanout closed (its lag recorded).
 FINISH = """
@@ -53,6 +56,7 @@ if tonumber(ARGV[3]) > 0 then redis.call('HINCRBY', KEYS[2], ARGV[2], ARGV[3]) e
 local closed = 1
 if redis.call('SCARD', KEYS[1]) == 0 then
   redis.call('SADD', KEYS[1], 'closed')
+  redis.call('EXPIRE', KEYS[1], ARGV[6])
   redis.call('HINCRBY', KEYS[2], ARGV[4], 1)
   closed = 2
 end
@@ -97,7 +101,8 @@ def finish(key: str, member: str, bucket: str, count_field: str, count: int,
            lag_field: str, keep_seconds: int) -> int:
     """Take ``member`` out of ``key``; see :data:`FINISH` for what it records and returns."""
     return int(_call(lambda: _script("finish")(
-        keys=[key, bucket], args=[member, count_field, count, lag_field, keep_seconds])))
+        keys=[key, bucket],
+        args=[member, count_field, count, lag_field, keep_seconds, CLOSED_KEEP_SECONDS])))
 
 
 def increment(bucket: str, field: str, amount: int, keep_seconds: int) -> None:

@@ -76,6 +76,16 @@ def test_a_delivery_before_planning_ends_does_not_close_the_fanout() -> None:
     assert _fanouts("primary") == 1 and _summary()["deliveries"]["primary"] == 3
 
 
+def test_a_closed_fanout_keeps_its_set_only_for_minutes() -> None:
+    tracking = observe.FanoutTracking(pin_id=10**15 + 2, created_us=now_sequence())
+    tracking.register([0])
+    key = observe.fanout_key(tracking.pin_id, "primary")
+    assert observations.client().ttl(key) > observations.CLOSED_KEEP_SECONDS
+    tracking.close()
+    observe.delivered("primary", tracking.pin_id, tracking.created_us, 3, chunk=0)
+    assert 0 < observations.client().ttl(key) <= observations.CLOSED_KEEP_SECONDS
+
+
 def test_recording_with_redis_down_neither_raises_nor_records(settings: Settings) -> None:
     settings.REDIS_CACHE = "redis://127.0.0.1:1"
     observations.reset()
