@@ -7,7 +7,7 @@ import io
 import json
 import math
 import random
-from typing import Any
+from typing import Any, cast
 
 import dramatiq
 import pytest
@@ -80,10 +80,14 @@ def test_a_closed_fanout_keeps_its_set_only_for_minutes() -> None:
     tracking = observe.FanoutTracking(pin_id=10**15 + 2, created_us=now_sequence())
     tracking.register([0])
     key = observe.fanout_key(tracking.pin_id, "primary")
-    assert observations.client().ttl(key) > observations.CLOSED_KEEP_SECONDS
+
+    def ttl() -> int:
+        return int(cast(int, observations.client().ttl(key)))
+
+    assert ttl() > observations.CLOSED_KEEP_SECONDS
     tracking.close()
     observe.delivered("primary", tracking.pin_id, tracking.created_us, 3, chunk=0)
-    assert 0 < observations.client().ttl(key) <= observations.CLOSED_KEEP_SECONDS
+    assert 0 < ttl() <= observations.CLOSED_KEEP_SECONDS
 
 
 def test_recording_with_redis_down_neither_raises_nor_records(settings: Settings) -> None:
