@@ -8,6 +8,12 @@ class FeedConfig(AppConfig):
     verbose_name = "Following feed"
 
     def ready(self) -> None:
+        import dramatiq
+
         from feed import receivers
+        from feed.middleware import DepthSamplerMiddleware
 
         receivers.connect()
+        broker = dramatiq.get_broker()
+        if not any(isinstance(m, DepthSamplerMiddleware) for m in broker.middleware):
+            broker.add_middleware(DepthSamplerMiddleware())

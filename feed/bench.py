@@ -36,7 +36,7 @@ import dramatiq
 from django.db import connections
 from PIL import Image
 
-from feed import bench_pulled, fanout, storage, tasks
+from feed import fanout, storage, tasks
 from feed.conf import feed_settings
 from feed.schema import FEED, Entry, families, row_key
 from feed.selectors import feed_page
@@ -65,7 +65,7 @@ PARTS = ("fanout", "page", "pulled")
 
 def run(followers: int = 10_000, samples: int = 300, processes: int = 2,
         threads: int = 2, rounds: int = 3, parts: tuple[str, ...] = PARTS,
-        celebrity_followers: tuple[int, ...] = (200_000, 1_000_000),
+        celebrity_followers: tuple[int, ...] | None = None,
         progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Run the feed benchmark (the ``parts`` asked for) and return its figures (``--json``
     prints them)."""
@@ -83,7 +83,11 @@ def run(followers: int = 10_000, samples: int = 300, processes: int = 2,
         progress("feed pages")
         figures["page_50"] = _page(owner, board, samples)
     if "pulled" in parts:
-        figures["pulled"] = bench_pulled.run(followers=celebrity_followers, samples=samples,
+        from feed import bench_pulled  # it builds on this module's helpers
+
+        figures["pulled"] = bench_pulled.run(followers=celebrity_followers
+                                             or bench_pulled.CELEBRITY_FOLLOWERS,
+                                             samples=samples,
                                              progress=progress)
     return figures
 
@@ -93,17 +97,17 @@ def _fanouts(owner: int, board: int, fans: list[int], processes: int, threads: i
     figures: dict[str, Any] = {"followers": len(fans), "workers": {
         "processes": processes, "threads": threads}}
     fanouts, puts, waited = [], [], 0.0
-    with _workers(processes, threads), _scratch_table() as scratch:
+    with _workers(processes, threads), scratch_table() as scratch:
         _drain()
         progress("warm-up round (not counted)")
         _fanout(owner, board, fans)
-        _raw_batch_put(scratch, fans)
+        raw_batch_put(scratch, fans)
         for number in range(1, rounds + 1):
             progress(f"round {number}/{rounds}: fanning out one pin, then a raw batch put")
             waited += wait_until_quiet()
             fanouts.append(_fanout(owner, board, fans))
             waited += wait_until_quiet()
-            puts.append(_raw_batch_put(scratch, fans))
+            puts.append(raw_batch_put(scratch, fans))
     figures["waited_for_quiet_seconds"] = round(waited, 1)
     figures["fanout"] = _medians(fanouts)
     figures["raw_batch_put"] = _medians(puts)
@@ -235,7 +239,7 @@ def _image() -> bytes:
 # --- Raw ceiling: happybase batch puts to the same server ----------------------------------
 
 @contextmanager
-def _scratch_table() -> Iterator[str]:
+def scratch_table() -> Iterator[str]:
     """A table beside the feed's on the primary, for the raw puts; dropped afterwards."""
     name = f"{feed_table()}_bench"
     with connection("primary") as conn:
@@ -248,7 +252,7 @@ def _scratch_table() -> Iterator[str]:
             conn.delete_table(name, disable=True)
 
 
-def _raw_batch_put(name: str, fans: list[int]) -> dict[str, Any]:
+def raw_batch_put(name: str, fans: list[int]) -> dict[str, Any]:
     """The same rows written straight through happybase, a batch per ``FANOUT_CHUNK``."""
     chunk = int(feed_settings.FANOUT_CHUNK)
     rows = [row_key(user) for user in fans]
@@ -280,7 +284,7 @@ def _medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
 def _page(owner: int, board: int, samples: int) -> dict[str, Any]:
     reader = create_pinner(f"benchreader{uuid.uuid4().hex[:12]}", None).user_id
     pins = _page_pins(board, owner)
-    _fill_feed(reader, pins)
+    fill_feed([reader], pins, now_sequence())
     feed_page(reader, limit=PAGE)
 
     def raw(_: int) -> None:
@@ -300,23 +304,29 @@ def _page(owner: int, board: int, samples: int) -> dict[str, Any]:
 
 def _page_pins(board: int, owner: int) -> list[int]:
     """50 pin objects on random shards, so hydration spans hosts as real feeds do."""
-    shards = current_map().open_shards()
-    return [objects.create(PIN, random.choice(shards), {
-        "board_id": board, "pinner_id": owner, "title": f"Bench pin {i}", "description": "",
-        "link": "", "image": "bench.png", "thumbnail": "bench.png", "width": 8, "height": 8,
-        "created": timestamp_text(now_sequence()), "source_pin_id": None}) for i in range(PAGE)]
-
-
-def _fill_feed(reader: int, pins: list[int]) -> None:
-    """A full feed: the 50 pins newest, then older entries up to the cap."""
     now = now_sequence()
-    newest = [Entry(now - i, pin) for i, pin in enumerate(pins)]
-    older = [Entry(now - PAGE - i, _missing_pin(i)) for i in range(int(feed_settings.CAP) - PAGE)]
+    return [bench_pin(board, owner, now, i) for i in range(PAGE)]
+
+
+def bench_pin(board: int, owner: int, created_us: int, index: int) -> int:
+    """A pin object on a random open shard (no image, no list entry, no events)."""
+    return objects.create(PIN, random.choice(current_map().open_shards()), {
+        "board_id": board, "pinner_id": owner, "title": f"Bench pin {index}",
+        "description": "", "link": "", "image": "bench.png", "thumbnail": "bench.png",
+        "width": 8, "height": 8, "created": timestamp_text(created_us), "source_pin_id": None})
+
+
+def fill_feed(readers: list[int], pins: list[int], now: int, spacing: int = 1) -> None:
+    """Full feeds: ``pins`` newest (``spacing`` µs apart), then older entries up to the
+    cap, on both clusters."""
+    newest = [Entry(now - spacing * i, pin) for i, pin in enumerate(pins)]
+    older = [Entry(now - spacing * len(pins) - i, missing_pin(i))
+             for i in range(int(feed_settings.CAP) - len(pins))]
     for cluster in CLUSTERS:
-        storage.add_entries(cluster, {reader: newest + older}, timestamp=now)
+        storage.add_entries(cluster, dict.fromkeys(readers, newest + older), timestamp=now)
 
 
-def _missing_pin(index: int) -> int:
+def missing_pin(index: int) -> int:
     """A well-formed pin ID that no pin has (older entries are never hydrated)."""
     return compose(index % 64, PIN.type_id, MAX_LOCAL - index)
 

@@ -24,7 +24,6 @@ Measured in one run:
 from __future__ import annotations
 
 import math
-import random
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -35,23 +34,22 @@ from unittest import mock
 import dramatiq
 
 from feed import pulled, sources, storage, tasks
+from feed.bench import bench_pin, fill_feed, raw_batch_put, scratch_table
 from feed.conf import feed_settings
 from feed.schema import Entry, row_key
 from feed.selectors import feed_page
-from feed.store.pools import CLUSTERS, connection, table
+from feed.store.pools import CLUSTERS, table
 from graph import topology
 from graph.actions import follow_board, follow_user
 from graph.keys import FOLLOWERS, user_key
 from graph.store import admin
-from graph.vshards import vshard_of
+from graph.vshards import vshard_count, vshard_of
 from pins.actions import create_board, create_pinner
-from pins.domain import timestamp_text
-from pins.types import BOARD_HAS_PINS, PIN, USER
-from sharding import mappings, objects
-from sharding.hosts import alias_for_shard, cursor, schema_name
-from sharding.ids import compose, shard_of
+from pins.types import BOARD_HAS_PINS, USER
+from sharding import mappings
+from sharding.hosts import cursor
+from sharding.ids import compose
 from sharding.mappings import now_sequence
-from sharding.topology import current_map
 from toolkit.bench import Latency, latency, ratio
 
 SEED_BATCH = 50_000
@@ -60,7 +58,10 @@ PULLED_BOARDS = 20
 PINS_PER_BOARD = 10
 
 
-def run(followers: tuple[int, ...] = (200_000, 1_000_000), pins: int = 50, samples: int = 300,
+CELEBRITY_FOLLOWERS = (200_000, 1_000_000)
+
+
+def run(followers: tuple[int, ...] = CELEBRITY_FOLLOWERS, pins: int = 50, samples: int = 300,
         raw_rows: int = 100_000, progress: Callable[[str], None] = lambda _: None,
         ) -> dict[str, Any]:
     """The celebrity figures (the ``pulled`` part of ``bench feed --json``)."""
@@ -125,18 +126,19 @@ def _board_follower_count(board: int) -> int:
 
 @contextmanager
 def _seeded_followers(owner: int, count: int) -> Iterator[None]:
-    """``count`` bench-only users in the owner's follower set, straight into Redis."""
+    """``count`` bench-only users (on shards above every real one, as the graph bench's) in
+    the owner's follower set, written straight into Redis and deleted afterwards."""
     instance = topology.master_for(vshard_of(owner))
-    raw = admin.raw_client(instance)
     key = user_key(owner, FOLLOWERS)
     now = now_sequence()
-    for start in range(0, count, SEED_BATCH):
-        raw.zadd(key, {str(compose(index % 4096, USER.type_id, 1 + index // 4096)): now - index
-                       for index in range(start, min(count, start + SEED_BATCH))})
     try:
+        for start in range(0, count, SEED_BATCH):
+            admin.write_values(instance, {key: {
+                compose(vshard_count() + index % 64, USER.type_id, 1 + index // 64): now - index
+                for index in range(start, min(count, start + SEED_BATCH))}})
         yield
     finally:
-        raw.unlink(key)
+        admin.delete_keys(instance, [key])
 
 
 @contextmanager
@@ -160,39 +162,20 @@ def _counted() -> Iterator[list[str]]:
 
 def _pin(board: int, owner: int, created_us: int, index: int) -> int:
     """A pin object and its board list entry (no image, no events)."""
-    shards = current_map().open_shards()
-    pin = objects.create(PIN, random.choice(shards), {
-        "board_id": board, "pinner_id": owner, "title": f"Bench pin {index}",
-        "description": "", "link": "", "image": "bench.png", "thumbnail": "bench.png",
-        "width": 8, "height": 8, "created": timestamp_text(created_us), "source_pin_id": None})
+    pin = bench_pin(board, owner, created_us, index)
     mappings.add(BOARD_HAS_PINS, board, pin, sequence=created_us)
     return pin
 
 
 def _raw_put_rate(rows: int) -> float:
-    """Rows per second of raw happybase batch puts (``FANOUT_CHUNK`` rows a batch) to a
-    scratch table on the primary."""
-    name = f"bench_pull_{uuid.uuid4().hex[:8]}"
-    chunk = int(feed_settings.FANOUT_CHUNK)
-    column = b"feed:" + Entry(created_us=now_sequence(), pin_id=1).qualifier
-    with connection("primary") as hbase:
-        hbase.create_table(name, {"feed": {"max_versions": 1}})
-        try:
-            table = hbase.table(name)
-            started = time.perf_counter()
-            for start in range(0, rows, chunk):
-                with table.batch(timestamp=now_sequence()) as batch:
-                    for row in range(start, min(rows, start + chunk)):
-                        batch.put(row.to_bytes(8, "big"), {column: b""})
-            return rows / (time.perf_counter() - started)
-        finally:
-            hbase.delete_table(name, disable=True)
+    """Rows per second of raw happybase batch puts to a scratch table on the primary."""
+    with scratch_table() as name:
+        return float(raw_batch_put(name, list(range(1, rows + 1)))["rows_per_s"])
 
 
 # --- Reading a feed with pulled boards -----------------------------------------------------
 
 def _pages(samples: int) -> dict[str, Any]:
-    cap = int(feed_settings.CAP)
     owner = create_pinner(f"benchpulled{uuid.uuid4().hex[:12]}", None).user_id
     plain = create_pinner(f"benchplain{uuid.uuid4().hex[:12]}", None).user_id
     fan = create_pinner(f"benchfan{uuid.uuid4().hex[:12]}", None).user_id
@@ -200,13 +183,8 @@ def _pages(samples: int) -> dict[str, Any]:
     boards = [create_board(owner, f"Pulled {index}").id for index in range(PULLED_BOARDS)]
     now = now_sequence()
     # Pushed entries every 10 µs, pulled pins in between, so a page mixes both.
-    pushed = [Entry(now - 10 * i, _pin(pushed_board, owner, now - 10 * i, i))
-              for i in range(PAGE)]
-    older = [Entry(now - 10 * PAGE - i, compose(i % 64, PIN.type_id, (1 << 36) - 1 - i))
-             for i in range(cap - PAGE)]
-    for cluster in CLUSTERS:
-        storage.add_entries(cluster, {plain: pushed + older, fan: pushed + older},
-                            timestamp=now)
+    pushed = [_pin(pushed_board, owner, now - 10 * i, i) for i in range(PAGE)]
+    fill_feed([plain, fan], pushed, now, spacing=10)
     for index, board in enumerate(boards):
         for number in range(PINS_PER_BOARD):
             _pin(board, owner, now - 5 - 10 * (number * PULLED_BOARDS + index), number)
@@ -214,7 +192,7 @@ def _pages(samples: int) -> dict[str, Any]:
         pulled.switch(board, pulled.Pulled(pulled.PULL, now))
     try:
         mixed = [pin.id for pin in feed_page(fan, limit=PAGE).items]
-        pulled_shown = len(set(mixed) - {entry.pin_id for entry in pushed})
+        pulled_shown = len(set(mixed) - set(pushed))
         with_pulled: list[float] = []
         without: list[float] = []
         for index in range(samples):  # interleaved, so drift hits both alike
@@ -238,17 +216,11 @@ def _pages(samples: int) -> dict[str, Any]:
 
 
 def _raw_heads(boards: list[int]) -> None:
-    """The 20 boards' newest pins: one raw ``UNION ALL`` per MySQL host."""
-    by_alias: dict[str, list[int]] = {}
-    for board in boards:
-        by_alias.setdefault(alias_for_shard(shard_of(board)), []).append(board)
-    for alias, found in by_alias.items():
-        sql = " UNION ALL ".join(
-            f"(SELECT from_id, to_id, sequence FROM {schema_name(shard_of(b))}.board_has_pins "
-            f"WHERE from_id = {b} ORDER BY sequence DESC, to_id DESC LIMIT {PAGE + 2})"
-            for b in found)
+    """The boards' newest pins: one raw ``UNION ALL`` per MySQL host."""
+    for alias, lists in mappings.by_host(BOARD_HAS_PINS, boards).items():
+        sql, params = mappings.heads_sql(lists, PAGE + 2, None)
         with cursor(alias) as c:
-            c.execute(sql)
+            c.execute(sql, params)
             c.fetchall()
 
 

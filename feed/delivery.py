@@ -14,6 +14,7 @@ message (:func:`feed.trim.count_writes`). Both calls are idempotent: an entry is
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from feed import sources, storage, trim
 from feed.schema import Entry
@@ -37,23 +38,40 @@ def deliver(cluster: Cluster, pin_id: int, board_id: int, created_us: int,
     return receiving
 
 
-def deliver_backlog(cluster: Cluster, board_id: int, entries: Sequence[Entry],
-                    followers: Sequence[int]) -> list[int]:
-    """Put a board's pins (``entries``) into the feeds of those ``followers`` who still follow
-    it (a drained celebrity board); returns the feeds now due for a trim. The cells carry the
-    time the follows were checked, so an unfollow after the check masks them, as it masks a
-    follow's backfill."""
+@dataclass(frozen=True)
+class Backlog:
+    """A board's pins for a chunk of its followers (a drained celebrity board): those who
+    still follow it, the pins that still exist, and when the follows were checked."""
+
+    receiving: list[int]
+    entries: list[Entry]
+    checked_us: int
+
+
+def check_backlog(board_id: int, entries: Sequence[Entry], followers: Sequence[int],
+                  ) -> Backlog:
+    """Which of ``followers`` still follow the board and which of ``entries`` still exist
+    (once for every cluster the backlog is then written to)."""
     checked_us = now_sequence()
     receiving = sorted(sources.followers_among(board_id, followers))
-    alive = sources.existing_pins(entry.pin_id for entry in entries)
-    kept = [entry for entry in entries if entry.pin_id in alive]
-    if not receiving or not kept:
+    alive = sources.existing_pins(entry.pin_id for entry in entries) if receiving else {}
+    return Backlog(receiving, [entry for entry in entries if entry.pin_id in alive],
+                   checked_us)
+
+
+def write_backlog(cluster: Cluster, backlog: Backlog) -> list[int]:
+    """Put the backlog's pins into its receivers' feeds on ``cluster``; returns the feeds now
+    due for a trim. The cells carry the time the follows were checked, so an unfollow after
+    the check masks them, as it masks a follow's backfill."""
+    if not backlog.receiving or not backlog.entries:
         return []
-    per_write = max(1, CELLS_PER_WRITE // len(kept))
-    for start in range(0, len(receiving), per_write):
-        storage.add_entries(cluster, dict.fromkeys(receiving[start:start + per_write], kept),
-                            timestamp=checked_us)
-    writes = storage.count_writes(cluster, dict.fromkeys(receiving, len(kept)))
+    per_write = max(1, CELLS_PER_WRITE // len(backlog.entries))
+    for start in range(0, len(backlog.receiving), per_write):
+        users = backlog.receiving[start:start + per_write]
+        storage.add_entries(cluster, dict.fromkeys(users, backlog.entries),
+                            timestamp=backlog.checked_us)
+    writes = storage.count_writes(cluster, dict.fromkeys(backlog.receiving,
+                                                         len(backlog.entries)))
     return sorted(user for user, count in writes.items() if trim.due(count))
 
 

@@ -31,6 +31,7 @@ import logging
 import math
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -50,10 +51,12 @@ LAG_BUCKETS = STEPS_PER_DOUBLING * 27  # 1 ms to 2^27 ms (about 37 hours)
 LAG_RESOLUTION = 2 ** (1 / (2 * STEPS_PER_DOUBLING)) - 1
 """Largest relative error of a percentile read back from the lag buckets (about 9 %)."""
 SUMMARY_MINUTES = 5
+_standby_lock = threading.Lock()
+_standby = [0, 0]
+"""This process's standby reads not in Redis yet: their bucket's start and their number."""
 WARN_SECONDS = 60.0
 _warned: dict[str, tuple[float, int]] = {}
 _warn_lock = threading.Lock()
-PLAN = "plan"
 
 
 # Lag buckets and percentiles (pure).
@@ -117,7 +120,7 @@ class FanoutTracking:
     def register(self, chunks: Sequence[int]) -> None:
         members = [str(chunk) for chunk in chunks]
         if not self.registered:
-            members.append(PLAN)
+            members.append(observations.PLAN)
         try:
             observations.register([fanout_key(self.pin_id, cluster) for cluster in CLUSTERS],
                                   members, OUTSTANDING_KEEP_SECONDS)
@@ -129,31 +132,60 @@ class FanoutTracking:
         """Remove the planning token; the last delivery may already have landed."""
         if self.registered:
             for cluster in CLUSTERS:
-                _finish(cluster, self.pin_id, self.created_us, PLAN, 0)
+                _finish(cluster, self.pin_id, self.created_us, observations.PLAN, 0, None)
 
 
 def delivered(cluster: Cluster, pin_id: int, created_us: int, count: int,
-              chunk: int | None) -> None:
-    """Record one delivery of ``count`` entries; ``chunk`` None: not tracked for lag."""
+              chunk: int | None, lag: float | None = None) -> None:
+    """Record one delivery of ``count`` entries, ``lag`` seconds after the pin's creation
+    (worked out here when not given); ``chunk`` None: not tracked for lag."""
     if chunk is None:
         _quietly(lambda: observations.increment(
             bucket_key(bucket_start(time.time())), f"deliveries:{cluster}", count,
             KEEP_SECONDS), None)
     else:
-        _finish(cluster, pin_id, created_us, str(chunk), count)
+        _finish(cluster, pin_id, created_us, str(chunk), count, lag)
 
 
-def _finish(cluster: Cluster, pin_id: int, created_us: int, member: str, count: int) -> None:
-    lag = max(0, now_sequence() - created_us) / 1e6
+def lag_of(created_us: int) -> float:
+    """Seconds from ``created_us`` until now."""
+    return max(0, now_sequence() - created_us) / 1e6
+
+
+def _finish(cluster: Cluster, pin_id: int, created_us: int, member: str, count: int,
+            lag: float | None) -> None:
+    lag = lag_of(created_us) if lag is None else lag
     _quietly(lambda: observations.finish(
         fanout_key(pin_id, cluster), member, bucket_key(bucket_start(time.time())),
         f"deliveries:{cluster}", count, f"lag:{cluster}:{lag_bucket(lag)}", KEEP_SECONDS), 0)
 
 
 def standby_read() -> None:
-    """Count a feed read the standby answered."""
-    _quietly(lambda: observations.increment(bucket_key(bucket_start(time.time())),
-                                            "standby_reads", 1, KEEP_SECONDS), None)
+    """Count a feed read the standby answered: in the process, added to Redis by the first
+    read of a later bucket (or by :func:`figures`), so a read waits on Redis at most once a
+    bucket, and not at all while the standby answers within one bucket."""
+    bucket = bucket_start(time.time())
+    with _standby_lock:
+        if _standby[0] == bucket:
+            _standby[1] += 1
+            return
+        pending = tuple(_standby)
+        _standby[:] = [bucket, 1]
+    _add_standby_reads(*pending)
+
+
+def flush_standby_reads() -> None:
+    """Add this process's standby reads not counted in Redis yet."""
+    with _standby_lock:
+        pending = tuple(_standby)
+        _standby[:] = [pending[0], 0]
+    _add_standby_reads(*pending)
+
+
+def _add_standby_reads(bucket: int, count: int) -> None:
+    if count:
+        _quietly(lambda: observations.increment(bucket_key(bucket), "standby_reads", count,
+                                                KEEP_SECONDS), None)
 
 
 def sample_depths(read_depths: Callable[[], Sequence[QueueDepth]]) -> bool:
@@ -170,25 +202,6 @@ def sample_depths(read_depths: Callable[[], Sequence[QueueDepth]]) -> bool:
     except FeedError as exc:
         _warn("queue depths not recorded", exc)
         return False
-
-
-_sampler: threading.Thread | None = None
-
-
-def start_depth_sampler(read_depths: Callable[[], Sequence[QueueDepth]]) -> threading.Thread:
-    """A daemon thread sampling the queue depths once per bucket (queue worker processes)."""
-    global _sampler
-    if _sampler is None or not _sampler.is_alive():
-        _sampler = threading.Thread(target=_sample_forever, args=(read_depths,), daemon=True,
-                                    name="feed-depth-sampler")
-        _sampler.start()
-    return _sampler
-
-
-def _sample_forever(read_depths: Callable[[], Sequence[QueueDepth]]) -> None:
-    while True:
-        sample_depths(read_depths)
-        time.sleep(BUCKET_SECONDS - time.time() % BUCKET_SECONDS + 0.5)
 
 
 def _quietly(record: Callable[[], Any], failed: Any) -> Any:
@@ -219,6 +232,7 @@ def figures(minutes: int = 60, now: float | None = None) -> dict[str, Any]:
     """The last ``minutes`` per bucket (start times in Unix seconds, None where nothing was
     sampled) and a summary of the last ``SUMMARY_MINUTES``; raises
     :class:`~feed.exceptions.ObservationsUnavailable` when Redis cannot answer."""
+    flush_standby_reads()
     end = bucket_start(time.time() if now is None else now)
     starts = [end - BUCKET_SECONDS * i for i in reversed(range(minutes * 60 // BUCKET_SECONDS))]
     rows = [_parse(row) for row in observations.read([bucket_key(s) for s in starts])]
@@ -242,8 +256,7 @@ def figures(minutes: int = 60, now: float | None = None) -> dict[str, Any]:
 def _parse(row: Mapping[str, str]) -> dict[str, Any]:
     parsed: dict[str, Any] = {"lag": {}, "deliveries": {}, "depths": {}, "dead": 0,
                               "standby_reads": int(row.get("standby_reads", 0)),
-                              "sampled": "sampled" in row and any(
-                                  field.startswith("ready:") for field in row)}
+                              "sampled": any(field.startswith("ready:") for field in row)}
     for field, value in row.items():
         kind, _, rest = field.partition(":")
         if kind == "lag":
@@ -258,23 +271,21 @@ def _parse(row: Mapping[str, str]) -> dict[str, Any]:
     return parsed
 
 
+def _lag_stats(counts: Mapping[int, int]) -> dict[str, Any]:
+    """p50, p99 (seconds) and the number of fanouts of one set of lag bucket counts."""
+    return {"p50": percentile(counts, 0.5), "p99": percentile(counts, 0.99),
+            "fanouts": sum(counts.values())}
+
+
 def _lag_series(rows: Sequence[dict[str, Any]], cluster: str) -> dict[str, list[Any]]:
-    counts = [row["lag"].get(cluster, {}) for row in rows]
-    return {"p50": [percentile(c, 0.5) for c in counts],
-            "p99": [percentile(c, 0.99) for c in counts],
-            "fanouts": [sum(c.values()) for c in counts]}
+    stats = [_lag_stats(row["lag"].get(cluster, {})) for row in rows]
+    return {key: [item[key] for item in stats] for key in ("p50", "p99", "fanouts")}
 
 
 def _summary(rows: Sequence[dict[str, Any]], queues: Sequence[str]) -> dict[str, Any]:
     seconds = len(rows) * BUCKET_SECONDS
-    lag: dict[str, Any] = {}
-    for cluster in CLUSTERS:
-        merged: dict[int, int] = {}
-        for row in rows:
-            for index, count in row["lag"].get(cluster, {}).items():
-                merged[index] = merged.get(index, 0) + count
-        lag[cluster] = {"p50": percentile(merged, 0.5), "p99": percentile(merged, 0.99),
-                        "fanouts": sum(merged.values())}
+    lag = {cluster: _lag_stats(sum((Counter(row["lag"].get(cluster, {})) for row in rows),
+                                   Counter())) for cluster in CLUSTERS}
     deliveries = {cluster: sum(row["deliveries"].get(cluster, 0) for row in rows)
                   for cluster in CLUSTERS}
     latest = next((row for row in reversed(rows) if row["sampled"]), None)

@@ -32,13 +32,12 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from typing import Literal
 
 from feed import sources
 from feed.conf import pull_above
-from sharding.conf import sharding_settings
-from sharding.coordination import WatchedDocument
+from sharding.coordination import WatchedDocument, sibling_cache_file
 from sharding.exceptions import ShardMapConflict, ShardMapUnavailable
 
 log = logging.getLogger("pinsite.feed")
@@ -97,9 +96,7 @@ class Decision:
 @cache
 def document() -> WatchedDocument[PulledBoards]:
     """The watched ``<ZK_ROOT>/feed_pulled`` node (one per process)."""
-    cache_file = sharding_settings.MAP_CACHE_FILE
-    return WatchedDocument("feed_pulled",
-                           cache_file.replace("shardmap", "feed_pulled") if cache_file else None,
+    return WatchedDocument("feed_pulled", sibling_cache_file("feed_pulled"),
                            decode=PulledBoards.loads, encode=PulledBoards.dumps,
                            init_command="manage.py feed init")
 
@@ -133,8 +130,9 @@ def fresh() -> dict[int, Pulled]:
 def decide(board_id: int, created_us: int) -> Decision:
     """Push a new pin of ``board_id`` or not, switching the board's mode when its follower
     count crossed the threshold: one graph read for a board below the threshold that this
-    process does not know as pulled, else a fresh read of the node too. Without a readable
-    node the pin is pushed (always correct, only dearer)."""
+    process does not know as pulled, else a fresh read of the node too; a switch is a
+    compare-and-set on that read, so of two planners racing only one switches (and drains).
+    Without a readable node the pin is pushed (always correct, only dearer)."""
     threshold = pull_above()
     count = sources.board_follower_count(board_id)
     if count is None:  # the board is gone; nothing to deliver
@@ -142,22 +140,28 @@ def decide(board_id: int, created_us: int) -> Decision:
     above = threshold is not None and count > threshold
     if not above and board_id not in current():
         return Decision(push=True)
-    try:
-        entry = fresh().get(board_id)
-    except ShardMapUnavailable:
-        log.warning("the pulled boards cannot be read; pushing pin of board %d", board_id)
-        return Decision(push=True)
-    if above:
-        if entry is None or entry.state == DRAIN:
-            switch(board_id, Pulled(PULL, created_us))
-            log.info("board %d has %d followers: its pins are pulled from now on",
-                     board_id, count)
-        return Decision(push=False)
-    if entry is not None and entry.state == PULL:
-        switch(board_id, Pulled(DRAIN, entry.since_us))
-        log.info("board %d has %d followers: its pins are pushed again; draining", board_id, count)
-        return Decision(push=True, drain=True)
-    return Decision(push=True)
+    for _ in range(CONFLICT_RETRIES):
+        try:
+            now = document().read_fresh()
+        except ShardMapUnavailable:
+            log.warning("the pulled boards cannot be read; pushing pin of board %d", board_id)
+            return Decision(push=True)
+        entry = now.boards.get(board_id)
+        if above and (entry is None or entry.state == DRAIN):
+            target, decision = Pulled(PULL, created_us), Decision(push=False)
+        elif not above and entry is not None and entry.state == PULL:
+            target, decision = Pulled(DRAIN, entry.since_us), Decision(push=True, drain=True)
+        else:
+            return Decision(push=not above)
+        try:
+            document().update(partial(PulledBoards.with_board, board_id=board_id,
+                                      pulled=target), expected_version=now.version)
+        except ShardMapConflict:
+            continue
+        log.info("board %d has %d followers: its pins are %s from now on", board_id, count,
+                 "pulled" if above else "pushed again (draining)")
+        return decision
+    raise ShardMapConflict(f"{document().path} kept changing; try again")
 
 
 def finish_drain(board_id: int) -> bool:
@@ -201,15 +205,4 @@ def followed_pulled(user_id: int, pulled: dict[int, Pulled] | None = None) -> li
 
 
 def _update(change: Callable[[PulledBoards], PulledBoards]) -> None:
-    document_ = document()
-    for _ in range(CONFLICT_RETRIES):
-        try:
-            document_.read_fresh()
-        except ShardMapUnavailable:
-            document_.create(PulledBoards())
-        try:
-            document_.update(change)
-            return
-        except ShardMapConflict:
-            continue
-    raise ShardMapConflict(f"{document_.path} kept changing; try again")
+    document().update_or_create(change, PulledBoards(), attempts=CONFLICT_RETRIES)

@@ -25,7 +25,7 @@ from feed.conf import cap, count_delay_ms
 from feed.store.pools import CLUSTERS, Cluster
 from sharding.mappings import now_sequence
 from toolkit.metrics import FANOUT_LAG
-from toolkit.queue import BATCH, send_all
+from toolkit.queue import BATCH, declared_queues, send_all
 
 PLANNING_QUEUE = "feed"
 RETRIES: dict[str, Any] = {"max_retries": 100, "min_backoff": 500, "max_backoff": 600_000}
@@ -37,6 +37,12 @@ DRAIN_TIME_LIMIT_MS = 24 * 3600 * 1000
 
 def cluster_queue(cluster: Cluster) -> str:
     return f"feed_{cluster}"
+
+
+def every_queue() -> list[str]:
+    """Every queue this process's actors use: those declared with the broker (the actors
+    imported) and the feed's."""
+    return sorted({*declared_queues(), *queues()})
 
 
 def queues() -> list[str]:
@@ -67,8 +73,9 @@ def _deliver(cluster: Cluster, pin_id: int, board_id: int, created_us: int,
     """``chunk``: the chunk's number in its fanout, for the lag of its last delivery
     (:mod:`feed.observe`); None (messages queued before it was sent) is not tracked."""
     receiving = delivery.deliver(cluster, pin_id, board_id, created_us, followers)
-    FANOUT_LAG.labels(cluster).observe(max(0, now_sequence() - created_us) / 1e6)
-    observe.delivered(cluster, pin_id, created_us, len(receiving), chunk)
+    lag = observe.lag_of(created_us)
+    FANOUT_LAG.labels(cluster).observe(lag)
+    observe.delivered(cluster, pin_id, created_us, len(receiving), chunk, lag)
     if receiving:
         count_writes[cluster].send_with_options(args=(receiving,), delay=count_delay_ms())
 
@@ -151,9 +158,10 @@ def drain_board(board_id: int) -> None:
     both clusters, then take it off the pulled boards (readers merge it until then)."""
     entries = sources.board_entries(board_id, cap())
     for chunk in fanout.follower_chunks(board_id):
+        backlog = delivery.check_backlog(board_id, entries, chunk)
         for cluster in CLUSTERS:
             send_all(trim_feed[cluster].message(user)
-                     for user in delivery.deliver_backlog(cluster, board_id, entries, chunk))
+                     for user in delivery.write_backlog(cluster, backlog))
     pulled.finish_drain(board_id)
 
 

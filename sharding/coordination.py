@@ -109,6 +109,13 @@ def _failing_closed(action: str) -> Iterator[None]:
         raise ShardMapUnavailable(f"cannot {action}: ZooKeeper failed ({exc!r})") from exc
 
 
+def sibling_cache_file(name: str) -> str | None:
+    """The last-known-good file of node ``name``, beside the shard map's (``<name>.json``);
+    None when the shard map keeps none."""
+    cache_file = sharding_settings.MAP_CACHE_FILE
+    return str(Path(cache_file).with_name(f"{name}.json")) if cache_file else None
+
+
 def root_path(name: str) -> str:
     """The ZooKeeper path of ``name`` under this deployment's root (``ZK_ROOT``)."""
     return f"{sharding_settings.ZK_ROOT.rstrip('/')}/{name}"
@@ -187,6 +194,20 @@ class WatchedDocument(Generic[T]):
             raise ShardMapConflict(f"{self.path} changed meanwhile; read it again") from exc
         self._remember(self._decode(encoded, new_stat.version))
         return self.get()
+
+    def update_or_create(self, change: Callable[[T], T], empty: T, attempts: int = 1) -> T:
+        """:meth:`update`, creating the node with ``empty`` first if it does not exist yet;
+        a race (:class:`ShardMapConflict`) is tried again, up to ``attempts`` tries in all."""
+        try:
+            self.read_fresh()
+        except ShardMapUnavailable:
+            self.create(empty)
+        for _ in range(attempts - 1):
+            try:
+                return self.update(change)
+            except ShardMapConflict:
+                continue
+        return self.update(change)
 
     def read_fresh(self) -> T:
         """Read the node from ZooKeeper now (bypassing the cache)."""

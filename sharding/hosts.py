@@ -32,13 +32,6 @@ def schema_name(shard: int) -> str:
     return f"db{shard:05d}"
 
 
-def shard_aliases() -> list[str]:
-    """Every shard host alias: the configured ones and the registered ones."""
-    for name in registry.registered("mysql"):
-        require_alias(name)
-    return [alias for alias in settings.DATABASES if alias != "default"]
-
-
 def alias_for_shard(shard: int, shard_map: ShardMap | None = None) -> str:
     """The Django alias of the master that serves ``shard`` now (in ``shard_map``). A shard
     whose range is fenced (moving to another host) is waited for, up to ``FENCE_WAIT_SECONDS``,

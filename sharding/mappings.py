@@ -109,13 +109,10 @@ class InvalidCursor(ShardingError, ValueError):
     """A page cursor that this module did not produce."""
 
 
-def _shard(table: MappingTable, from_id: int) -> int:
-    return expect_type(from_id, table.from_type).shard
-
-
-def _location(table: MappingTable, from_id: int) -> tuple[str, str]:
+def _location(table: MappingTable, from_id: int) -> tuple[str, str, int]:
+    """The host alias, the qualified table name and the shard of ``from_id``'s list."""
     shard = expect_type(from_id, table.from_type).shard
-    return alias_for_shard(shard), f"{schema_name(shard)}.{table.name}"
+    return alias_for_shard(shard), f"{schema_name(shard)}.{table.name}", shard
 
 
 def _forget_on_commit(alias: str, table: MappingTable, from_id: int) -> None:
@@ -127,8 +124,8 @@ def _forget_on_commit(alias: str, table: MappingTable, from_id: int) -> None:
 def add(table: MappingTable, from_id: int, to_id: int, sequence: int | None = None) -> bool:
     """Add the edge ``from_id → to_id``; False if it was already there (kept unchanged)."""
     expect_type(to_id, table.to_type)
-    alias, name = _location(table, from_id)
-    with cursor(alias, _shard(table, from_id)) as c:
+    alias, name, shard = _location(table, from_id)
+    with cursor(alias, shard) as c:
         c.execute(f"INSERT IGNORE INTO {name} (from_id, to_id, sequence) VALUES (%s, %s, %s)",
                   [from_id, to_id, now_sequence() if sequence is None else sequence])
         added = c.rowcount > 0
@@ -141,8 +138,8 @@ def add_to_sequence(table: MappingTable, from_id: int, to_id: int, amount: int) 
     weighted lists, whose sequence is a weight (pages then come heaviest first). True if the
     edge is new (MySQL counts an inserted row once, an updated one twice)."""
     expect_type(to_id, table.to_type)
-    alias, name = _location(table, from_id)
-    with cursor(alias, _shard(table, from_id)) as c:
+    alias, name, shard = _location(table, from_id)
+    with cursor(alias, shard) as c:
         c.execute(f"INSERT INTO {name} (from_id, to_id, sequence) VALUES (%s, %s, %s) "
                   "ON DUPLICATE KEY UPDATE sequence = sequence + VALUES(sequence)",
                   [from_id, to_id, amount])
@@ -154,8 +151,8 @@ def add_to_sequence(table: MappingTable, from_id: int, to_id: int, amount: int) 
 def keep_top(table: MappingTable, from_id: int, keep: int) -> int:
     """Delete every edge of ``from_id`` but the ``keep`` with the highest sequence (ties: the
     highest ``to_id``); returns how many went."""
-    alias, name = _location(table, from_id)
-    with cursor(alias, _shard(table, from_id)) as c:
+    alias, name, shard = _location(table, from_id)
+    with cursor(alias, shard) as c:
         c.execute(f"SELECT sequence, to_id FROM {name} WHERE from_id = %s "
                   "ORDER BY sequence DESC, to_id DESC LIMIT 1 OFFSET %s", [from_id, keep - 1])
         last = c.fetchone()
@@ -172,8 +169,8 @@ def keep_top(table: MappingTable, from_id: int, keep: int) -> int:
 
 def remove(table: MappingTable, from_id: int, to_id: int) -> bool:
     """Remove the edge; False if it was not there."""
-    alias, name = _location(table, from_id)
-    with cursor(alias, _shard(table, from_id)) as c:
+    alias, name, shard = _location(table, from_id)
+    with cursor(alias, shard) as c:
         c.execute(f"DELETE FROM {name} WHERE from_id = %s AND to_id = %s", [from_id, to_id])
         removed = c.rowcount > 0
     _forget_on_commit(alias, table, from_id)
@@ -182,8 +179,8 @@ def remove(table: MappingTable, from_id: int, to_id: int) -> bool:
 
 def clear(table: MappingTable, from_id: int) -> int:
     """Remove every edge of ``from_id``'s list; returns how many there were."""
-    alias, name = _location(table, from_id)
-    with cursor(alias, _shard(table, from_id)) as c:
+    alias, name, shard = _location(table, from_id)
+    with cursor(alias, shard) as c:
         c.execute(f"DELETE FROM {name} WHERE from_id = %s", [from_id])
         removed = int(c.rowcount)
     _forget_on_commit(alias, table, from_id)
@@ -191,7 +188,7 @@ def clear(table: MappingTable, from_id: int) -> int:
 
 
 def contains(table: MappingTable, from_id: int, to_id: int) -> bool:
-    alias, name = _location(table, from_id)
+    alias, name, _ = _location(table, from_id)
     with cursor(alias) as c:
         c.execute(f"SELECT 1 FROM {name} WHERE from_id = %s AND to_id = %s", [from_id, to_id])
         return c.fetchone() is not None
@@ -199,7 +196,7 @@ def contains(table: MappingTable, from_id: int, to_id: int) -> bool:
 
 def sequence_of(table: MappingTable, from_id: int, to_id: int) -> int | None:
     """The sequence (time) of an edge, or ``None`` when absent."""
-    alias, name = _location(table, from_id)
+    alias, name, _ = _location(table, from_id)
     with cursor(alias) as c:
         c.execute(f"SELECT sequence FROM {name} WHERE from_id = %s AND to_id = %s",
                   [from_id, to_id])
@@ -212,17 +209,29 @@ def page(table: MappingTable, from_id: int, limit: int = 50, after: str | None =
 
     The first page of a list comes from the list cache when it holds enough entries.
     """
-    if not 1 <= limit <= MAX_PAGE:
-        raise InvalidCursor(f"page size must be 1..{MAX_PAGE}, got {limit}")
+    _check_limit(limit)
     start = None if after is None else decode_cursor(after)
-    head_size = int(sharding_settings.LIST_CACHE_SIZE)
-    if start is None and limit < head_size and table.cached:
-        entries = _cached_head(table, from_id, head_size)
+    if start is None and _cacheable(table, limit):
+        entries = _cached_head(table, from_id, _head_size())
     else:
         entries = _select_page(table, from_id, limit + 1, start)
     more = len(entries) > limit
     entries = entries[:limit]
     return Page(entries, encode_cursor(entries[-1]) if more and entries else None)
+
+
+def _check_limit(limit: int) -> None:
+    if not 1 <= limit <= MAX_PAGE:
+        raise InvalidCursor(f"page size must be 1..{MAX_PAGE}, got {limit}")
+
+
+def _head_size() -> int:
+    return int(sharding_settings.LIST_CACHE_SIZE)
+
+
+def _cacheable(table: MappingTable, limit: int) -> bool:
+    """Whether a first page of ``limit`` entries comes from the list cache."""
+    return table.cached and limit < _head_size()
 
 
 def _cached_head(table: MappingTable, from_id: int, head_size: int) -> list[Entry]:
@@ -235,7 +244,7 @@ def _cached_head(table: MappingTable, from_id: int, head_size: int) -> list[Entr
 
 
 def _select_page(table: MappingTable, from_id: int, limit: int, start: Entry | None) -> list[Entry]:
-    alias, name = _location(table, from_id)
+    alias, name, _ = _location(table, from_id)
     sql = f"SELECT to_id, sequence FROM {name} WHERE from_id = %s"
     params: list[int] = [from_id]
     if start is not None:
@@ -252,47 +261,50 @@ def heads(table: MappingTable, from_ids: Iterable[int], limit: int,
     """The newest ``limit`` entries of each of several lists (newest first), only those with
     ``sequence <= at_or_before`` when given: the list cache first for first pages, then one
     query per host for the rest, whatever the number of lists."""
-    if not 1 <= limit <= MAX_PAGE:
-        raise InvalidCursor(f"page size must be 1..{MAX_PAGE}, got {limit}")
+    _check_limit(limit)
     wanted = list(dict.fromkeys(from_ids))
     found: dict[int, list[Entry]] = {}
-    head_size = int(sharding_settings.LIST_CACHE_SIZE)
-    cacheable = at_or_before is None and limit < head_size and table.cached
+    cacheable = at_or_before is None and _cacheable(table, limit)
     if cacheable:
         for from_id, cached in cache.get_list_heads(table.name, wanted).items():
             found[from_id] = [Entry(to_id, sequence) for to_id, sequence in cached[:limit]]
     missing = [from_id for from_id in wanted if from_id not in found]
-    by_alias: dict[str, list[tuple[int, str]]] = {}
-    for from_id in missing:
-        alias, name = _location(table, from_id)
-        by_alias.setdefault(alias, []).append((from_id, name))
-    for alias, lists in by_alias.items():
-        selected = _select_heads(alias, lists, head_size if cacheable else limit, at_or_before)
+    for alias, lists in by_host(table, missing).items():
+        sql, params = heads_sql(lists, _head_size() if cacheable else limit, at_or_before)
+        selected: dict[int, list[Entry]] = {}
+        with cursor(alias) as c:
+            c.execute(sql, params)
+            for from_id, to_id, sequence in c.fetchall():
+                selected.setdefault(int(from_id), []).append(Entry(int(to_id), int(sequence)))
         for from_id, _ in lists:
-            entries = selected.get(from_id, [])
+            entries = sorted(selected.get(from_id, []),
+                             key=lambda entry: (-entry.sequence, -entry.to_id))
             if cacheable:
                 cache.put_list_head(table.name, from_id, [(e.to_id, e.sequence) for e in entries])
             found[from_id] = entries[:limit]
     return found
 
 
-def _select_heads(alias: str, lists: list[tuple[int, str]], limit: int,
-                  at_or_before: int | None) -> dict[int, list[Entry]]:
-    """One ``UNION ALL`` of per-list index scans on one host."""
+def by_host(table: MappingTable, from_ids: Iterable[int]) -> dict[str, list[tuple[int, str]]]:
+    """``from_ids`` grouped by the host alias of their lists, with each list's table."""
+    grouped: dict[str, list[tuple[int, str]]] = {}
+    for from_id in from_ids:
+        alias, name, _ = _location(table, from_id)
+        grouped.setdefault(alias, []).append((from_id, name))
+    return grouped
+
+
+def heads_sql(lists: list[tuple[int, str]], limit: int, at_or_before: int | None,
+              ) -> tuple[str, list[int]]:
+    """One ``UNION ALL`` of per-list index scans (lists on one host, from :func:`by_host`):
+    rows of ``from_id, to_id, sequence``."""
     bound = "" if at_or_before is None else " AND sequence <= %s"
     parts, params = [], []
     for from_id, name in lists:
         parts.append(f"(SELECT from_id, to_id, sequence FROM {name} WHERE from_id = %s{bound} "
                      "ORDER BY sequence DESC, to_id DESC LIMIT %s)")
         params += [from_id, *([] if at_or_before is None else [at_or_before]), limit]
-    found: dict[int, list[Entry]] = {}
-    with cursor(alias) as c:
-        c.execute(" UNION ALL ".join(parts), params)
-        for from_id, to_id, sequence in c.fetchall():
-            found.setdefault(int(from_id), []).append(Entry(int(to_id), int(sequence)))
-    for entries in found.values():
-        entries.sort(key=lambda entry: (-entry.sequence, -entry.to_id))
-    return found
+    return " UNION ALL ".join(parts), params
 
 
 def iterate(table: MappingTable, from_id: int, chunk: int = MAX_PAGE) -> Iterator[Entry]:
@@ -311,7 +323,7 @@ def count(table: MappingTable, from_id: int) -> int:
     cached = cache.get_count(table.name, from_id) if table.cached else None
     if cached is not None:
         return cached
-    alias, name = _location(table, from_id)
+    alias, name, _ = _location(table, from_id)
     with cursor(alias) as c:
         c.execute(f"SELECT COUNT(*) FROM {name} WHERE from_id = %s", [from_id])
         total = int(c.fetchone()[0])

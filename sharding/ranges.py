@@ -94,6 +94,11 @@ class RangeMap(Generic[R]):
     def masters(self) -> list[str]:
         return list(dict.fromkeys(r.master for r in self.ranges))
 
+    def roles(self) -> dict[str, str]:
+        """Every host the map names: ``master`` or ``replica``."""
+        roles = {r.replica: "replica" for r in self.ranges if r.replica}
+        return {**roles, **{master: "master" for master in self.masters()}}
+
     def named(self) -> list[str]:
         """Every master and replica named in the map, masters first."""
         replicas = [r.replica for r in self.ranges if r.replica]

@@ -20,8 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
-from sharding.conf import sharding_settings
-from sharding.coordination import WatchedDocument
+from sharding.coordination import WatchedDocument, sibling_cache_file
 from sharding.exceptions import ShardingError, ShardMapConflict, ShardMapUnavailable
 
 KINDS = ("mysql", "redis")
@@ -73,9 +72,8 @@ class HostRegistry:
 @cache
 def registry_document() -> WatchedDocument[HostRegistry]:
     """The watched ``<ZK_ROOT>/hosts`` node (one per process)."""
-    cache_file = sharding_settings.MAP_CACHE_FILE
-    return WatchedDocument("hosts", cache_file.replace("shardmap", "hosts") if cache_file
-                           else None, decode=HostRegistry.loads, encode=HostRegistry.dumps)
+    return WatchedDocument("hosts", sibling_cache_file("hosts"), decode=HostRegistry.loads,
+                           encode=HostRegistry.dumps)
 
 
 def seed(kind: str, configured: dict[str, Address]) -> list[str]:
@@ -133,12 +131,7 @@ def remove(kind: str, name: str) -> HostRegistry:
 
 
 def _change(change: Callable[[HostRegistry], HostRegistry]) -> HostRegistry:
-    document = registry_document()
-    try:
-        document.read_fresh()
-    except ShardMapUnavailable:
-        document.create(HostRegistry())
-    return document.update(change)
+    return registry_document().update_or_create(change, HostRegistry())
 
 
 def _kind(kind: str) -> str:

@@ -23,6 +23,8 @@ from feed.exceptions import ObservationsUnavailable
 
 T = TypeVar("T")
 TIMEOUT_SECONDS = 0.5
+PLAN = "plan"
+"""The planner's token in a fanout's set: the fanout cannot close while planning goes on."""
 CLOSED = "closed"
 """The member a fanout's set keeps once it closed: a late duplicate then finds it closed."""
 CLOSED_KEEP_SECONDS = 600
@@ -30,9 +32,9 @@ CLOSED_KEEP_SECONDS = 600
 counts its deliveries again), so the sets of busy hours do not pile up in Redis."""
 
 # KEYS: one outstanding set per cluster   ARGV: keep seconds, members...
-REGISTER = """
+REGISTER = f"""
 for _, key in ipairs(KEYS) do
-  if redis.call('SISMEMBER', key, 'closed') == 0 then
+  if redis.call('SISMEMBER', key, '{CLOSED}') == 0 then
     redis.call('SADD', key, unpack(ARGV, 2))
     redis.call('EXPIRE', key, ARGV[1])
   end
@@ -43,9 +45,9 @@ end
 # ARGV: member, count field, count, lag field, bucket keep seconds, closed set keep seconds
 # Returns 0: nothing recorded (a duplicate, or a closed fanout), 1: counted, 2: counted and
 # the fanout closed (its lag recorded).
-FINISH = """
+FINISH = f"""
 if redis.call('SREM', KEYS[1], ARGV[1]) == 0 then
-  if redis.call('EXISTS', KEYS[1]) == 1 or ARGV[1] == 'plan' then return 0 end
+  if redis.call('EXISTS', KEYS[1]) == 1 or ARGV[1] == '{PLAN}' then return 0 end
   if tonumber(ARGV[3]) > 0 then
     redis.call('HINCRBY', KEYS[2], ARGV[2], ARGV[3])
     redis.call('EXPIRE', KEYS[2], ARGV[5])
@@ -55,7 +57,7 @@ end
 if tonumber(ARGV[3]) > 0 then redis.call('HINCRBY', KEYS[2], ARGV[2], ARGV[3]) end
 local closed = 1
 if redis.call('SCARD', KEYS[1]) == 0 then
-  redis.call('SADD', KEYS[1], 'closed')
+  redis.call('SADD', KEYS[1], '{CLOSED}')
   redis.call('EXPIRE', KEYS[1], ARGV[6])
   redis.call('HINCRBY', KEYS[2], ARGV[4], 1)
   closed = 2

@@ -24,7 +24,6 @@ from pins.types import USER
 from pinsite.admin import dashboard
 from pinsite.admin.pages import attempt, render_page
 from sharding import ids
-from toolkit.queue import declared_queues
 
 SHOWN_LETTERS = 50
 PROBE_USER = ids.compose(0, USER.type_id, 1)
@@ -41,14 +40,9 @@ class ClusterHealth:
     error: str | None
 
 
-def queue_names() -> list[str]:
-    """Every queue this process's actors use (the feed's and the sharding layer's)."""
-    return sorted({*declared_queues(), *feed_tasks.queues()})
-
-
 def queue_depths() -> list[QueueDepth]:
     """Ready, delayed and dead messages of every queue."""
-    return depths_of(queue_names())
+    return depths_of(feed_tasks.every_queue())
 
 
 def cluster_health(cluster: Cluster) -> ClusterHealth:
@@ -63,7 +57,7 @@ def cluster_health(cluster: Cluster) -> ClusterHealth:
 
 
 def letters() -> list[DeadLetter]:
-    return dead_letters(queue_names(), limit=SHOWN_LETTERS)
+    return dead_letters(feed_tasks.every_queue(), limit=SHOWN_LETTERS)
 
 
 def queues(request: HttpRequest) -> HttpResponse:

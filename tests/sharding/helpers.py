@@ -5,11 +5,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
+from django.conf import settings
 from django.db import connections
 from django.test.utils import CaptureQueriesContext
 
-from sharding.hosts import shard_aliases
+from sharding import registry
+from sharding.hosts import require_alias
 from sharding.topology import current_map
+
+
+def shard_aliases() -> list[str]:
+    """Every shard host alias: the configured ones and the registered ones."""
+    for name in registry.registered("mysql"):
+        require_alias(name)
+    return [alias for alias in settings.DATABASES if alias != "default"]
 
 
 def shards_on_every_host(per_host: int) -> list[int]:

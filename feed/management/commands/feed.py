@@ -17,7 +17,6 @@ from graph.exceptions import GraphError
 from pins.exceptions import NotFound
 from sharding.exceptions import ShardingError
 from toolkit.commands import SubcommandCommand
-from toolkit.queue import declared_queues
 
 MAX_LAG_MINUTES = 60
 
@@ -140,8 +139,7 @@ class Command(SubcommandCommand):
     def handle_lag(self, minutes: int, json: bool = False, **_: Any) -> None:
         if not 1 <= minutes <= MAX_LAG_MINUTES:
             raise CommandError(f"--minutes must be from 1 to {MAX_LAG_MINUTES}")
-        observe.sample_depths(lambda: queue_depths(sorted({*declared_queues(),
-                                                           *tasks.queues()})))
+        observe.sample_depths(lambda: queue_depths(tasks.every_queue()))
         figures = observe.figures(minutes)
         if json:
             self.print_json(figures)

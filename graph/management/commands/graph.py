@@ -235,11 +235,6 @@ def _health(instance: str) -> dict[str, Any]:
     return row
 
 
-def _instance_roles() -> dict[str, str]:
-    current = topology.current_map()
-    roles = {r.replica: "replica" for r in current.ranges if r.replica}
-    return {**roles, **{master: "master" for master in current.masters()}}
-
-
-REDIS_INSTANCES = HostKind("redis", topology.configured_instances, _instance_roles,
+REDIS_INSTANCES = HostKind("redis", topology.configured_instances,
+                           lambda: topology.current_map().roles(),
                            unreachable, "vshard map")

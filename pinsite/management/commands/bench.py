@@ -7,7 +7,6 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from feed.bench import PARTS as FEED_PARTS
 from sharding.exceptions import ShardingError
 from toolkit.commands import SubcommandCommand, require_counts
 
@@ -45,10 +44,9 @@ class Command(SubcommandCommand):
         feed.add_argument("--samples", type=int, default=300)
         feed.add_argument("--processes", type=int, default=2, help="worker processes")
         feed.add_argument("--threads", type=int, default=2, help="threads per worker process")
-        feed.add_argument("--parts", nargs="+", choices=FEED_PARTS, default=list(FEED_PARTS),
-                          help="what to measure (default: all)")
-        feed.add_argument("--celebrity-followers", type=int, nargs="+",
-                          default=[200_000, 1_000_000],
+        feed.add_argument("--parts", nargs="+", metavar="PART",
+                          help="what to measure: fanout, page, pulled (default: all)")
+        feed.add_argument("--celebrity-followers", type=int, nargs="+", metavar="N",
                           help="follower counts of the pulled boards whose pins are planned "
                                "(default 200000 1000000)")
         events = self.add_subparser(subparsers, parent, "events",
@@ -131,20 +129,25 @@ class Command(SubcommandCommand):
         self.report(figures, json)
 
     def handle_feed(self, followers: int, samples: int, processes: int, threads: int,
-                    rounds: int, parts: list[str], celebrity_followers: list[int],
+                    rounds: int, parts: list[str] | None, celebrity_followers: list[int] | None,
                     json: bool = False, **_: Any) -> None:
         from feed import bench
 
         require_counts(("--followers", followers), ("--samples", samples),
                        ("--processes", processes), ("--threads", threads),
                        ("--rounds", rounds),
-                       *(("--celebrity-followers", count) for count in celebrity_followers))
-        if max(celebrity_followers) > MAX_CELEBRITY_FOLLOWERS:
+                       *(("--celebrity-followers", count) for count in celebrity_followers or ()))
+        unknown = sorted(set(parts or ()) - set(bench.PARTS))
+        if unknown:
+            raise CommandError(f"unknown --parts {', '.join(unknown)} (known: "
+                               f"{', '.join(bench.PARTS)})")
+        if celebrity_followers and max(celebrity_followers) > MAX_CELEBRITY_FOLLOWERS:
             raise CommandError(f"--celebrity-followers must be at most "
                                f"{MAX_CELEBRITY_FOLLOWERS:,}")
         figures = bench.run(followers=followers, samples=samples, processes=processes,
-                            threads=threads, rounds=rounds, parts=tuple(parts),
-                            celebrity_followers=tuple(celebrity_followers),
+                            threads=threads, rounds=rounds,
+                            parts=tuple(parts) if parts else bench.PARTS,
+                            celebrity_followers=tuple(celebrity_followers or ()) or None,
                             progress=(lambda _: None) if json else self.stderr.write)
         self.report(figures, json)
 

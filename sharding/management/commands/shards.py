@@ -181,11 +181,5 @@ def _yes(value: bool | None) -> str:
     return "-" if value is None else ("yes" if value else "NO")
 
 
-def _shard_roles() -> dict[str, str]:
-    shard_map = current_map()
-    roles = {r.replica: "replica" for r in shard_map.ranges if r.replica}
-    return {**roles, **{master: "master" for master in shard_map.masters()}}
-
-
-SHARD_HOSTS = HostKind("mysql", configured_hosts, _shard_roles, replication.unreachable,
-                       "shard map")
+SHARD_HOSTS = HostKind("mysql", configured_hosts, lambda: current_map().roles(),
+                       replication.unreachable, "shard map")
