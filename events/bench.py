@@ -120,7 +120,8 @@ def _relay_throughput(count: int) -> dict[str, Any]:
     broker.declare_queue(BENCH_QUEUE, ensure=True)
     try:
         publisher.flush_and_mark()  # this process's events, then any other process's left over
-        while Relay().relay_host(alias, created_before_us=now_sequence()):
+        leftover, cutoff = Relay(), now_sequence()
+        while leftover.relay_host(alias, created_before_us=cutoff):
             pass  # (a follow whose Redis write failed leaves its event to the relay)
         _write_rows(shard, count)
         relay, start = Relay(), time.perf_counter()

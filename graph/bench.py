@@ -29,7 +29,7 @@ from typing import Any
 from graph import actions, bench_clients, selectors, topology
 from graph.keys import FOLLOWERS, FOLLOWING, Value, user_key, vshard_of_key, vshard_pattern
 from graph.store import admin
-from graph.vshards import vshard_count
+from graph.vshards import vshard_count, vshard_of_shard
 from pins.actions import create_pinner
 from pins.types import USER
 from sharding.ids import compose
@@ -79,7 +79,7 @@ def _bench_home() -> tuple[str, list[int]]:
     vshard_map = topology.current_map()
     instance = vshard_map.masters()[0]
     open_shards = set(current_shard_map().open_shards())
-    used = {shard % vshard_count() for shard in open_shards}
+    used = {vshard_of_shard(shard) for shard in open_shards}
     free = [v for v in vshard_map.vshards_of(instance)
             if v not in used and v + vshard_count() not in open_shards]
     if len(free) < BENCH_VSHARDS:

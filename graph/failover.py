@@ -87,13 +87,14 @@ def _promote_through_sentinel(group: str, before: VShardMap, old: str, replica: 
     new one's replica and let it go (what Sentinel would do some seconds later)."""
     reachable = admin.ping(old)
     caught_up = False
-    if _sentinel_master(group) != replica:  # else Sentinel promoted it already
+    wanted = _resolved(topology.address_of(replica))
+    if _sentinel_master(group) != wanted:  # else Sentinel promoted it already
         caught_up = _drain(old, replica, wait) if reachable else False
         try:
             _until(lambda: not sentinel.masters()[group].failover_in_progress, wait,
                    f"Sentinel is still finishing an earlier failover of {group}")
             _ask_failover(group, wait)
-            _until(lambda: _sentinel_master(group) == replica and _acts_as_master(replica),
+            _until(lambda: _sentinel_master(group) == wanted and _acts_as_master(replica),
                    wait, f"Sentinel did not promote {replica} within {wait:g}s")
         except BaseException:
             if reachable:
@@ -153,7 +154,7 @@ def follow_sentinel() -> list[dict[str, Any]]:
         if master is None or state.failover_in_progress or state.down:
             continue
         if master not in current.masters():
-            olds = [r.master for r in current.ranges if r.replica == master]
+            olds = current.masters_of(master)
             if not olds or not _acts_as_master(master):
                 continue
             report = _take_over(current, olds[0], master, False, False, by=SENTINEL)
@@ -175,15 +176,18 @@ def _tend_replicas(state: sentinel.GroupState, master: str, current: VShardMap,
     done goes to ``events``. Returns the map as it is afterwards."""
     for seen in sentinel.replicas(state.group):
         instance = index.get(_resolved((str(seen["ip"]), int(seen["port"]))))
-        if instance is None or instance in (master, *current.masters()) \
-                or not admin.ping(instance):
+        if instance is None or instance in (master, *current.masters()):
             continue
-        if _acts_as_master(instance):  # a deposed master, back: no writes for it
+        try:
+            found = admin.replication(instance)  # one INFO: is it up, and in what role
+        except GraphError:
+            continue
+        if found.get("role") == "master":  # a deposed master, back: no writes for it
             admin.follow_master(instance, state.address)
             events.append({"kind": "fenced", "store": "graph", "master": instance,
                            "detail": f"deposed master acting as a master: made {master}'s "
                                      "replica"})
-        elif current.replica_of(master) is None and _replicates(instance, state.address):
+        elif current.replica_of(master) is None and _replicates(found, state.address):
             current = topology.change_map(_with_replica(master, instance))
             events.append({"kind": "replica", "store": "graph", "master": master,
                            "replica": instance, "detail": "in sync: recorded as its standby"})
@@ -210,7 +214,7 @@ def _roles(current: VShardMap, instance: str) -> tuple[str, str]:
         if replica is None:
             raise PromotionError(f"{instance} has no replica to promote")
         return instance, replica
-    masters = [r.master for r in current.ranges if r.replica == instance]
+    masters = current.masters_of(instance)
     if not masters:
         raise PromotionError(f"{instance} is neither a master nor a replica in the vshard map "
                              f"(masters: {', '.join(current.masters())})")
@@ -258,8 +262,9 @@ def watched_by_sentinel() -> bool:
     return bool(sentinel.configured())
 
 
-def _sentinel_master(group: str) -> str | None:
-    return _instance_index().get(_resolved(sentinel.masters()[group].address))
+def _sentinel_master(group: str) -> tuple[str, int]:
+    """The (resolved) address Sentinel names as ``group``'s master now."""
+    return _resolved(sentinel.masters()[group].address)
 
 
 def _ask_failover(group: str, wait: float) -> None:
@@ -296,16 +301,13 @@ def _acts_as_master(instance: str) -> bool:
         return False
 
 
-def _replicates(instance: str, master: tuple[str, int] | None = None) -> bool:
-    """Whether ``instance`` is a replica with its link up (to ``master``, if given)."""
-    try:
-        found = admin.replication(instance)
-    except GraphError:
-        return False
+def _replicates(found: dict[str, Any], master: tuple[str, int]) -> bool:
+    """Whether an instance's replication section (``found``) shows a replica of ``master``
+    with its link up."""
     if found.get("role") != "slave" or found.get("master_link_status") != "up":
         return False
-    return master is None or (_resolved((str(found.get("master_host")),
-                                         int(found.get("master_port", 0)))) == _resolved(master))
+    return _resolved((str(found.get("master_host")),
+                      int(found.get("master_port", 0)))) == _resolved(master)
 
 
 def _until(condition: Callable[[], bool], wait: float, failure: str) -> None:

@@ -16,7 +16,7 @@ from collections.abc import Collection, Sequence
 from graph.edgelog import Row, rows_of_follower, scan_shard
 from graph.projection import LogRows
 from graph.tables import USER_FOLLOWS_BOARD, USER_FOLLOWS_USER, USER_UNFOLLOWS_BOARD
-from graph.vshards import vshard_count
+from graph.vshards import vshard_of_shard
 from pins.types import USER_HAS_BOARDS
 from sharding import mappings
 from sharding.ids import SHARD_SHIFT
@@ -37,7 +37,7 @@ def rows_for_vshards(vshards: Collection[int] | None) -> LogRows:
     shards = open_shards()
     if vshards is None:
         return _rows(shards)
-    wanted = [s for s in shards if s % vshard_count() in set(vshards)]
+    wanted = [s for s in shards if vshard_of_shard(s) in set(vshards)]
     rows = _rows(wanted)
     if wanted:
         marks = ",".join(["%s"] * len(wanted))

@@ -32,10 +32,10 @@ from dataclasses import asdict, dataclass
 from graph import keys, topology
 from graph.conf import graph_settings
 from graph.exceptions import MoveError
+from graph.logscan import open_shards
 from graph.store import admin
 from graph.vshardmap import VShardMap
-from graph.vshards import vshard_count
-from sharding.topology import current_map as shard_map
+from graph.vshards import vshard_of_shard
 
 Progress = Callable[[str], None]
 CONVERGE_ROUNDS = 5
@@ -186,7 +186,7 @@ def split(instance: str, target: str, progress: Progress | None = None) -> list[
         raise MoveError(f"{instance} is not a master of two vshards or more in the vshard map")
     if target in current.instances():
         raise MoveError(f"{target} is in the vshard map already: a split needs a new instance")
-    populated = {shard % vshard_count() for shard in shard_map().open_shards()}
+    populated = {vshard_of_shard(shard) for shard in open_shards()}
     halved = [vshard for vshard in served if vshard in populated]
     cut = halved[len(halved) // 2] if len(halved) >= 2 else served[len(served) // 2]
     runs: list[list[int]] = []

@@ -21,5 +21,10 @@ def vshard_count() -> int:
 def vshard_of(object_id: int) -> int:
     """The vshard of a user or board ID (pure arithmetic, no I/O)."""
     if type(object_id) is int and 0 < object_id <= MAX_ID:
-        return (object_id >> SHARD_SHIFT) % vshard_count()
-    return shard_of(object_id) % vshard_count()
+        return vshard_of_shard(object_id >> SHARD_SHIFT)
+    return vshard_of_shard(shard_of(object_id))
+
+
+def vshard_of_shard(shard: int) -> int:
+    """The vshard that the users and boards of a logical MySQL shard belong to."""
+    return shard % vshard_count()

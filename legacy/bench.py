@@ -21,12 +21,13 @@ from collections.abc import Callable
 from typing import Any
 
 import dramatiq
-import MySQLdb
 from django.conf import settings
 
-from legacy import passes, tasks
+from legacy import passes, source, tasks
 from legacy.source import SCHEMA
 from sharding.bench import raw_connection
+from sharding.conf import sharding_settings
+from sharding.replication import admin_cursor
 from sharding.topology import current_map
 
 CEILING_TABLE = "pinsite_events.bench_import_ceiling"
@@ -74,43 +75,37 @@ def _through_queue(url: str, threads: int) -> passes.PassReport:
 def _legacy_site(users: int) -> tuple[str, str, int]:
     """A new legacy database filled for the bench: its name, URL and row count."""
     database = settings.DATABASES["default"]
-    host, port = str(database["HOST"]), int(database["PORT"])
     name, tag = f"legacy_bench_{uuid.uuid4().hex[:8]}", uuid.uuid4().hex[:6]
-    connection = MySQLdb.connect(host=host, port=port, user=_admin()[0], password=_admin()[1],
-                                 autocommit=True)
-    cursor = connection.cursor()
-    cursor.execute(f"CREATE DATABASE {name}")
-    cursor.execute(f"USE {name}")
-    for statement in filter(str.strip, SCHEMA.split(";")):
-        cursor.execute(statement)
-    cursor.executemany("INSERT INTO users (username, display_name) VALUES (%s, %s)",
-                       [(f"b{tag}{n}", f"Bench {n}") for n in range(users)])
-    cursor.executemany("INSERT INTO boards (user_id, name, description) VALUES (%s, %s, '')",
-                       [(1 + n % users, f"Board {n}") for n in range(2 * users)])
-    cursor.executemany("INSERT INTO pins (board_id, title, description, link) VALUES "
-                       "(%s, %s, '', '')", [(1 + n % (2 * users), f"Pin {n}")
-                                            for n in range(4 * users)])
-    cursor.executemany("INSERT INTO user_follows (follower_id, followee_id) VALUES (%s, %s)",
-                       [(1 + n, 1 + (n + 1) % users) for n in range(users)])
-    cursor.executemany("INSERT INTO board_follows (user_id, board_id) VALUES (%s, %s)",
-                       [(1 + n, 1 + (n + 1) % users) for n in range(users)])  # not their own
-    connection.close()
-    user, password = _admin()
-    return name, f"mysql://{user}:{password}@{host}:{port}/{name}", 9 * users
+    with admin_cursor("default") as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    url = (f"mysql://{sharding_settings.ADMIN_USER}:{sharding_settings.ADMIN_PASSWORD}"
+           f"@{database['HOST']}:{database['PORT']}/{name}")
+    connection = source.connect(url)
+    try:
+        cursor = connection.cursor()
+        for statement in filter(str.strip, SCHEMA.split(";")):
+            cursor.execute(statement)
+        cursor.executemany("INSERT INTO users (username, display_name) VALUES (%s, %s)",
+                           [(f"b{tag}{n}", f"Bench {n}") for n in range(users)])
+        cursor.executemany("INSERT INTO boards (user_id, name, description) VALUES "
+                           "(%s, %s, '')", [(1 + n % users, f"Board {n}")
+                                            for n in range(2 * users)])
+        cursor.executemany("INSERT INTO pins (board_id, title, description, link) VALUES "
+                           "(%s, %s, '', '')", [(1 + n % (2 * users), f"Pin {n}")
+                                                for n in range(4 * users)])
+        cursor.executemany("INSERT INTO user_follows (follower_id, followee_id) VALUES "
+                           "(%s, %s)", [(1 + n, 1 + (n + 1) % users) for n in range(users)])
+        cursor.executemany("INSERT INTO board_follows (user_id, board_id) VALUES (%s, %s)",
+                           [(1 + n, 1 + (n + 1) % users)
+                            for n in range(users)])  # not their own
+    finally:
+        connection.close()
+    return name, url, 9 * users
 
 
 def _drop(name: str) -> None:
-    database = settings.DATABASES["default"]
-    connection = MySQLdb.connect(host=database["HOST"], port=int(database["PORT"]),
-                                 user=_admin()[0], password=_admin()[1], autocommit=True)
-    connection.cursor().execute(f"DROP DATABASE IF EXISTS {name}")
-    connection.close()
-
-
-def _admin() -> tuple[str, str]:
-    from sharding.conf import sharding_settings
-
-    return str(sharding_settings.ADMIN_USER), str(sharding_settings.ADMIN_PASSWORD)
+    with admin_cursor("default") as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name}")
 
 
 def _ceiling(rows: int) -> float:

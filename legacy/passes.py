@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,11 +23,11 @@ from legacy import source
 from legacy.copying import copy_batch
 from legacy.errors import LegacyError
 from legacy.models import LegacyBatch
+from toolkit.commands import progress
 from toolkit.queue import send_all
 
 PASSES_AT_MOST = 50
 STALL_SECONDS = 15.0
-Bar = Callable[[int, str], AbstractContextManager[Any]]
 
 
 @dataclass
@@ -50,7 +49,7 @@ class PassReport:
                 "seconds": round(self.seconds, 2)}
 
 
-def run_pass(url: str, batch_size: int = 200, inline: bool = False, bar: Bar | None = None,
+def run_pass(url: str, batch_size: int = 200, inline: bool = False, bars: bool = False,
              warn: Callable[[str], object] = lambda _: None) -> PassReport:
     """One pass over every legacy table (see the module)."""
     report, began = PassReport(uuid.uuid4().hex[:12]), time.monotonic()
@@ -60,13 +59,13 @@ def run_pass(url: str, batch_size: int = 200, inline: bool = False, bar: Bar | N
             batches = _batches(connection, report.pass_id, source.key(url), kind.name,
                                batch_size)
             report.rows += source.count(connection, kind.name)
-            with (bar or _no_bar)(len(batches), kind.name) as progress:
+            with progress(len(batches), f"{kind.name} batches", enabled=bars) as bar:
                 if inline:
                     for batch in batches:
                         run_batch(batch.id, url)
-                        progress.update(1)
+                        bar.update(1)
                 else:
-                    _queue_and_wait(batches, url, progress, warn)
+                    _queue_and_wait(batches, url, bar, warn)
             totals = LegacyBatch.objects.filter(pass_id=report.pass_id, kind=kind.name) \
                 .aggregate(copied=Sum("copied"), waiting=Sum("waiting"), rejected=Sum("rejected"))
             report.copied[kind.name] = totals["copied"] or 0
@@ -90,13 +89,13 @@ def _batches(connection: Any, pass_id: str, site: str, kind: str,
 
 
 def until_converged(url: str, batch_size: int = 200, inline: bool = False,
-                    bar: Bar | None = None, warn: Callable[[str], object] = lambda _: None,
+                    bars: bool = False, warn: Callable[[str], object] = lambda _: None,
                     after_pass: Callable[[PassReport], object] = lambda _: None
                     ) -> list[PassReport]:
     """Passes until one copies nothing and leaves nothing waiting."""
     reports: list[PassReport] = []
     for _ in range(PASSES_AT_MOST):
-        reports.append(run_pass(url, batch_size, inline, bar, warn))
+        reports.append(run_pass(url, batch_size, inline, bars, warn))
         after_pass(reports[-1])
         if reports[-1].changed == 0:
             return reports
@@ -141,12 +140,3 @@ def _queue_and_wait(batches: list[LegacyBatch], url: str, progress: Any,
                  "(`dramatiq pinsite.worker`, or `runsite`)? `--inline` copies here instead")
             moved = time.monotonic()
 
-
-class _Silent:
-    def update(self, _: int) -> None:
-        pass
-
-
-@contextmanager
-def _no_bar(_total: int, _name: str) -> Iterator[_Silent]:
-    yield _Silent()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
@@ -88,7 +88,8 @@ def cursor(alias: str, shard: int | None = None) -> Iterator[Any]:
     a transaction, a statement during which ``alias`` stopped being a master, or stopped
     serving ``shard`` (when given), raises too (see :func:`_still_serving`)."""
     connection = connections[require_alias(alias)]
-    before = None if connection.in_atomic_block else _map_or_none()
+    checked = not connection.in_atomic_block
+    before = _map_or_none() if checked and shard is None else None
     try:
         with connection.cursor() as raw_cursor:
             yield raw_cursor
@@ -97,10 +98,10 @@ def cursor(alias: str, shard: int | None = None) -> Iterator[Any]:
     except DatabaseError as exc:
         _discard_broken(alias)
         raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc
-    if before is not None and shard is not None:
-        _still_serving(alias, before, lambda shard_map: _serves(shard_map, alias, shard), True)
+    if checked and shard is not None:
+        _require_serving(alias, shard)
     elif before is not None:
-        _still_serving(alias, before, lambda shard_map: alias in shard_map.masters())
+        _still_serving(alias, before)
 
 
 def send_unanswered(alias: str, sql: str, check: Check | None = None) -> None:
@@ -130,8 +131,7 @@ def _discard_broken(alias: str) -> None:
 def atomic(shard: int) -> Iterator[str]:
     """A transaction on the master of ``shard``; yields its alias. If the shard moved to
     another master while it ran, its commit raises (see :func:`_still_serving`)."""
-    before = current_map()
-    alias = alias_for_shard(shard, before)
+    alias = alias_for_shard(shard)
     try:
         with transaction.atomic(using=alias):
             yield alias
@@ -139,7 +139,7 @@ def atomic(shard: int) -> Iterator[str]:
         _discard_broken(alias)
         raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc
     if not connections[alias].in_atomic_block:  # the outermost block: it committed
-        _still_serving(alias, before, lambda shard_map: _serves(shard_map, alias, shard), True)
+        _require_serving(alias, shard)
 
 
 def _serves(shard_map: ShardMap, alias: str, shard: int) -> bool:
@@ -147,25 +147,33 @@ def _serves(shard_map: ShardMap, alias: str, shard: int) -> bool:
     return found.master == alias and not found.fenced
 
 
-def _still_serving(alias: str, before: ShardMap, serves: Callable[[ShardMap], bool],
-                   resolved: bool = False) -> None:
-    """Raise if the shard map changed during a write so that ``alias`` no longer serves it.
+def _still_serving(alias: str, before: ShardMap) -> None:
+    """Raise if the shard map changed during a write so that ``alias`` is no longer a master.
 
     A master that a promotion replaced while it was unreachable (stopped, cut off) may still
     finish the statements it had received once it comes back, and answer them after its
     semi-synchronous wait times out. Those rows are on the deposed master only, so the write
-    must not be acknowledged: the caller gets :class:`ShardUnavailable` instead. The same
-    holds for a shard whose range was fenced for a move meanwhile (its host may already be
-    past the point the new host copied up to). ``resolved``: ``alias`` was chosen for this
-    shard, so a map that does not let it serve the shard now is refused even if the map
-    changed before the statement began."""
+    must not be acknowledged: the caller gets :class:`ShardUnavailable` instead."""
     now = _map_or_none()
-    if now is None or (now is before and not resolved) or serves(now):
+    if now is None or now is before or alias in now.masters() or alias not in before.masters():
         return
-    if not resolved and not serves(before):
-        return
-    raise ShardUnavailable(f"shard host {alias} stopped serving this write's shards while it "
-                           "ran (a promotion or a move): the write is not acknowledged; retry it")
+    raise _stopped_serving(alias)
+
+
+def _require_serving(alias: str, shard: int) -> None:
+    """Raise unless the shard map now lets ``alias`` serve ``shard``, for a write sent to it
+    as that shard's master: as :func:`_still_serving`, and the same for a shard whose range
+    was fenced for a move meanwhile (its host may already be past the point the new host
+    copied up to), whenever the map changed."""
+    now = _map_or_none()
+    if now is not None and not _serves(now, alias, shard):
+        raise _stopped_serving(alias)
+
+
+def _stopped_serving(alias: str) -> ShardUnavailable:
+    return ShardUnavailable(f"shard host {alias} stopped serving this write's shards while it "
+                            "ran (a promotion or a move): the write is not acknowledged; retry "
+                            "it")
 
 
 def _map_or_none() -> ShardMap | None:

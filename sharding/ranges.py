@@ -94,6 +94,10 @@ class RangeMap(Generic[R]):
     def masters(self) -> list[str]:
         return list(dict.fromkeys(r.master for r in self.ranges))
 
+    def masters_of(self, replica: str) -> list[str]:
+        """The masters whose replica ``replica`` is."""
+        return list(dict.fromkeys(r.master for r in self.ranges if r.replica == replica))
+
     def roles(self) -> dict[str, str]:
         """Every host the map names: ``master`` or ``replica``."""
         roles = {r.replica: "replica" for r in self.ranges if r.replica}

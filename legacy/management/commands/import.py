@@ -3,8 +3,6 @@ one-database site into pinsite, pass after pass, and compare the two."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
@@ -14,7 +12,7 @@ from legacy.errors import LegacyError
 from legacy.verify import verify
 from pins.exceptions import ContentError
 from sharding.exceptions import ShardingError
-from toolkit.commands import SubcommandCommand, progress, require_counts
+from toolkit.commands import SubcommandCommand, require_counts
 
 
 class Command(SubcommandCommand):
@@ -43,7 +41,7 @@ class Command(SubcommandCommand):
                       inline: bool = False, quiet: bool = False, json: bool = False,
                       **_: Any) -> None:
         require_counts(("--batch", batch))
-        bar = None if quiet or json else self._bar
+        bars = not (quiet or json)
         warn = self.stderr.write
 
         def after(report: passes.PassReport) -> None:
@@ -58,9 +56,9 @@ class Command(SubcommandCommand):
                        if sum(report.rejected.values()) else ""))
 
         if until_converged:
-            reports = passes.until_converged(source, batch, inline, bar, warn, after)
+            reports = passes.until_converged(source, batch, inline, bars, warn, after)
         else:
-            reports = [passes.run_pass(source, batch, inline, bar, warn)]
+            reports = [passes.run_pass(source, batch, inline, bars, warn)]
             after(reports[0])
         if json:
             self.print_json({"passes": [report.to_json() for report in reports],
@@ -82,8 +80,3 @@ class Command(SubcommandCommand):
             raise CommandError(f"{report.difference_count} differences between the legacy "
                                "database and pinsite (`import legacy` copies them)",
                                returncode=1)
-
-    @contextmanager
-    def _bar(self, total: int, name: str) -> Iterator[Any]:
-        with progress(total, f"{name} batches") as bar:
-            yield bar
