@@ -16,7 +16,7 @@ import MySQLdb
 from django.conf import settings
 
 from sharding import objects
-from sharding.hosts import schema_name
+from sharding.hosts import require_alias, schema_name
 from sharding.ids import ObjectType, decompose, types
 from sharding.topology import current_map
 from toolkit.bench import latency, rate, ratio
@@ -27,7 +27,7 @@ PAYLOAD = {"title": "A benchmark pin", "description": "x" * 200, "link": "https:
 def raw_connection(alias: str) -> Any:
     """A MySQLdb connection of its own to ``alias``'s host, in autocommit: the benchmarks'
     ceiling, with no Django and no pinsite code in the way."""
-    database = settings.DATABASES[alias]
+    database = settings.DATABASES[require_alias(alias)]
     return MySQLdb.connect(host=database["HOST"], port=int(database["PORT"]),
                            user=database["USER"], password=database["PASSWORD"],
                            charset="utf8mb4", autocommit=True)

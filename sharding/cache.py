@@ -4,51 +4,189 @@ Objects are cached by ID (``o:<id>``) in the ``objects`` pool; the newest entrie
 list (``l:<table>:<from_id>``) and its count (``n:<table>:<from_id>``) in the ``lists`` pool.
 Writers invalidate after commit; readers fill on a miss (cache-aside). The key format version
 is ``CACHE_VERSION``: bump it when an encoding changes and old entries are simply never read.
+
+A fill cannot bring back what a writer invalidated. A reader that misses may have read the
+shard before a writer's commit and fill after the writer's invalidation, which would leave the
+old value cached until it expires. So an invalidation also bumps the key's *stamp* (``<key>|s``,
+kept ``STAMP_SECONDS``), a read that misses takes the stamps with the values in the same round
+trip, and a fill stores a value only where the stamp is still the one read (one script, so the
+check and the store are atomic). A fill later than ``STAMP_SECONDS / 2`` after its read stores
+nothing, so an expired stamp is never mistaken for an unchanged one. This is what memcache
+leases do for the same race.
+
+The cache is optional: when its Redis fails, reads miss and fills and invalidations are
+skipped (logged), the way ``IGNORE_EXCEPTIONS`` treats django-redis' own calls.
 """
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.cache import BaseCache, caches
+from redis import Redis
+from redis.commands.core import Script
+from redis.exceptions import RedisError
 
 from sharding.conf import sharding_settings
 
+log = logging.getLogger("pinsite.cache")
 
-def _objects() -> BaseCache:
-    return caches[sharding_settings.OBJECT_CACHE]
+STAMP_SECONDS = 120
+"""How long an invalidation's stamp outlives it; a fill must follow its read within half."""
 
+FAILURES = (RedisError, OSError)
 
-def _lists() -> BaseCache:
-    return caches[sharding_settings.LIST_CACHE]
+_FILL = """
+local ttl = ARGV[1]
+for i = 1, #KEYS, 2 do
+    local now = redis.call('GET', KEYS[i + 1]) or ''
+    if now == ARGV[i + 1] then
+        if ttl == '0' then
+            redis.call('SET', KEYS[i], ARGV[i + 2])
+        else
+            redis.call('SET', KEYS[i], ARGV[i + 2], 'PX', ttl)
+        end
+    end
+end
+"""
+
+_FORGET = """
+for i = 1, #KEYS, 2 do
+    redis.call('DEL', KEYS[i])
+    redis.call('INCR', KEYS[i + 1])
+    redis.call('PEXPIRE', KEYS[i + 1], ARGV[1])
+end
+"""
+
+_scripts: dict[str, Script] = {}
 
 
 def _version() -> int:
     return int(sharding_settings.CACHE_VERSION)
 
 
+def _stamp_key(key: str) -> str:
+    return f"{key}|s"
+
+
+def _script(connection: Redis, source: str) -> Script:
+    if source not in _scripts:
+        _scripts[source] = connection.register_script(source)
+    return _scripts[source]
+
+
+@dataclass
+class Misses:
+    """The keys a read did not find, with the stamps they had then: what :meth:`fill` may
+    store."""
+
+    pool: str
+    read_at: float
+    stamps: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """name → (Redis key, stamp at the read, ``""`` for none)."""
+
+    def fill(self, values: dict[str, Any]) -> None:
+        """Store ``values`` (by name) for the keys still unchanged since the read."""
+        wanted = [(self.stamps[name], value) for name, value in values.items()
+                  if name in self.stamps]
+        if not wanted or time.monotonic() - self.read_at > STAMP_SECONDS / 2:
+            return
+        backend = caches[self.pool]
+        client = backend.client  # type: ignore[attr-defined]
+        keys: list[str] = []
+        timeout = backend.default_timeout  # None: no expiry
+        args: list[Any] = [0 if timeout is None else max(1, int(timeout * 1000))]
+        for (key, stamp), value in wanted:
+            keys += [key, _stamp_key(key)]
+            args += [stamp, client.encode(value)]
+        try:
+            connection = client.get_client(write=True)
+            _script(connection, _FILL)(keys=keys, args=args, client=connection)
+        except FAILURES as exc:
+            log.warning("cache %s: fill skipped: %s", self.pool, exc)
+
+
+class Pool:
+    """One django-redis cache used with stamped fills and invalidations."""
+
+    def __init__(self, setting: str) -> None:
+        self.setting = setting
+
+    @property
+    def alias(self) -> str:
+        return str(getattr(sharding_settings, self.setting))
+
+    def _keys(self, backend: BaseCache, names: list[str]) -> list[str]:
+        """The Redis keys of ``names`` (django's key function, prefix and version)."""
+        key_func, prefix, version = backend.key_func, backend.key_prefix, _version()
+        return [key_func(name, prefix, version) for name in names]
+
+    def read(self, names: Iterable[str]) -> tuple[dict[str, Any], Misses]:
+        """The cached values among ``names``, and the misses to fill (one round trip)."""
+        wanted = list(dict.fromkeys(names))
+        misses = Misses(self.alias, time.monotonic())
+        if not wanted:
+            return {}, misses
+        backend = caches[self.alias]
+        client = backend.client  # type: ignore[attr-defined]
+        keys = self._keys(backend, wanted)
+        try:
+            pipeline = client.get_client(write=True).pipeline(transaction=False)
+            pipeline.mget(keys)
+            pipeline.mget([_stamp_key(key) for key in keys])
+            values, stamps = pipeline.execute()
+        except FAILURES as exc:
+            log.warning("cache %s: read missed: %s", self.alias, exc)
+            return {}, misses
+        found: dict[str, Any] = {}
+        for name, key, value, stamp in zip(wanted, keys, values, stamps, strict=True):
+            if value is None:
+                misses.stamps[name] = (key, "" if stamp is None else stamp.decode())
+            else:
+                found[name] = client.decode(value)
+        return found, misses
+
+    def forget(self, names: Iterable[str]) -> None:
+        """Drop the keys and bump their stamps, so no fill read before this stores."""
+        backend = caches[self.alias]
+        keys: list[str] = []
+        for key in self._keys(backend, list(names)):
+            keys += [key, _stamp_key(key)]
+        if not keys:
+            return
+        try:
+            connection = backend.client.get_client(write=True)  # type: ignore[attr-defined]
+            _script(connection, _FORGET)(keys=keys, args=[STAMP_SECONDS * 1000],
+                                         client=connection)
+        except FAILURES as exc:
+            log.warning("cache %s: invalidation skipped: %s", self.alias, exc)
+
+
+objects_pool = Pool("OBJECT_CACHE")
+lists_pool = Pool("LIST_CACHE")
+
+
 def object_key(object_id: int) -> str:
     return f"o:{object_id}"
 
 
-def get_objects(ids: Iterable[int]) -> dict[int, dict[str, Any]]:
-    """Cached objects among ``ids`` (misses are absent)."""
-    keys = {object_key(object_id): object_id for object_id in ids}
-    if not keys:
-        return {}
-    found = _objects().get_many(list(keys), version=_version())
-    return {keys[key]: value for key, value in found.items()}
+def get_objects(ids: Iterable[int]) -> tuple[dict[int, dict[str, Any]], Misses]:
+    """Cached objects among ``ids`` (misses are absent), and the misses to fill."""
+    names = {object_key(object_id): object_id for object_id in ids}
+    found, misses = objects_pool.read(names)
+    return {names[name]: value for name, value in found.items()}, misses
 
 
-def put_objects(objects: dict[int, dict[str, Any]]) -> None:
-    if objects:
-        _objects().set_many({object_key(i): data for i, data in objects.items()},
-                            version=_version())
+def put_objects(misses: Misses, objects: dict[int, dict[str, Any]]) -> None:
+    misses.fill({object_key(object_id): data for object_id, data in objects.items()})
 
 
 def forget_object(object_id: int) -> None:
-    _objects().delete(object_key(object_id), version=_version())
+    objects_pool.forget([object_key(object_id)])
 
 
 def list_key(table: str, from_id: int) -> str:
@@ -59,35 +197,31 @@ def count_key(table: str, from_id: int) -> str:
     return f"n:{table}:{from_id}"
 
 
-def get_list_head(table: str, from_id: int) -> list[tuple[int, int]] | None:
-    """The cached newest ``(to_id, sequence)`` entries of a list, or ``None``."""
-    value = _lists().get(list_key(table, from_id), version=_version())
-    return None if value is None else [tuple(entry) for entry in value]  # type: ignore[misc]
+ListHead = list[tuple[int, int]]
 
 
-def get_list_heads(table: str, from_ids: Iterable[int]) -> dict[int, list[tuple[int, int]]]:
-    """The cached heads of several lists (one round trip); lists not cached are absent."""
-    keys = {list_key(table, from_id): from_id for from_id in from_ids}
-    if not keys:
-        return {}
-    found = _lists().get_many(list(keys), version=_version())
-    return {keys[key]: [tuple(entry) for entry in value]  # type: ignore[misc]
-            for key, value in found.items()}
+def get_list_heads(table: str, from_ids: Iterable[int]) -> tuple[dict[int, ListHead], Misses]:
+    """The cached newest ``(to_id, sequence)`` entries of several lists (one round trip);
+    lists not cached are absent, and are the misses to fill."""
+    names = {list_key(table, from_id): from_id for from_id in from_ids}
+    found, misses = lists_pool.read(names)
+    return ({names[name]: [tuple(entry) for entry in value]  # type: ignore[misc]
+             for name, value in found.items()}, misses)
 
 
-def put_list_head(table: str, from_id: int, entries: list[tuple[int, int]]) -> None:
-    _lists().set(list_key(table, from_id), entries, version=_version())
+def put_list_heads(misses: Misses, table: str, heads: dict[int, ListHead]) -> None:
+    misses.fill({list_key(table, from_id): entries for from_id, entries in heads.items()})
 
 
-def get_count(table: str, from_id: int) -> int | None:
-    value = _lists().get(count_key(table, from_id), version=_version())
-    return None if value is None else int(value)
+def get_count(table: str, from_id: int) -> tuple[int | None, Misses]:
+    found, misses = lists_pool.read([count_key(table, from_id)])
+    value = found.get(count_key(table, from_id))
+    return None if value is None else int(value), misses
 
 
-def put_count(table: str, from_id: int, count: int) -> None:
-    _lists().set(count_key(table, from_id), count, version=_version())
+def put_count(misses: Misses, table: str, from_id: int, count: int) -> None:
+    misses.fill({count_key(table, from_id): count})
 
 
 def forget_list(table: str, from_id: int) -> None:
-    _lists().delete_many([list_key(table, from_id), count_key(table, from_id)],
-                         version=_version())
+    lists_pool.forget([list_key(table, from_id), count_key(table, from_id)])

@@ -183,6 +183,12 @@ def _map_or_none() -> ShardMap | None:
         return None
 
 
+def in_transaction(alias: str) -> bool:
+    """Whether this thread has a transaction open on ``alias``: what it reads there may be
+    uncommitted, or older than the newest commit, so it must not fill a cache."""
+    return bool(connections[require_alias(alias)].in_atomic_block)
+
+
 def after_commit(alias: str, callback: Any) -> None:
     """Run ``callback`` once the current transaction on ``alias`` commits (now if none)."""
     transaction.on_commit(callback, using=alias)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from sharding import cache
 from sharding.conf import sharding_settings
 from sharding.exceptions import ShardingError
-from sharding.hosts import after_commit, alias_for_shard, cursor, schema_name
+from sharding.hosts import after_commit, alias_for_shard, cursor, in_transaction, schema_name
 from sharding.ids import ObjectType, expect_type
 
 MAX_PAGE = 1000
@@ -235,12 +235,22 @@ def _cacheable(table: MappingTable, limit: int) -> bool:
 
 
 def _cached_head(table: MappingTable, from_id: int, head_size: int) -> list[Entry]:
-    cached = cache.get_list_head(table.name, from_id)
-    if cached is None:
+    cached, misses = cache.get_list_heads(table.name, [from_id])
+    if from_id not in cached:
         entries = _select_page(table, from_id, head_size, None)
-        cache.put_list_head(table.name, from_id, [(e.to_id, e.sequence) for e in entries])
+        if _may_fill(table, from_id):
+            cache.put_list_heads(misses, table.name, {from_id: _pairs(entries)})
         return entries
-    return [Entry(to_id, sequence) for to_id, sequence in cached]
+    return [Entry(to_id, sequence) for to_id, sequence in cached[from_id]]
+
+
+def _may_fill(table: MappingTable, from_id: int) -> bool:
+    """Whether what was just read of a list may fill the cache (not read in a transaction)."""
+    return not in_transaction(_location(table, from_id)[0])
+
+
+def _pairs(entries: list[Entry]) -> cache.ListHead:
+    return [(entry.to_id, entry.sequence) for entry in entries]
 
 
 def _select_page(table: MappingTable, from_id: int, limit: int, start: Entry | None) -> list[Entry]:
@@ -264,13 +274,15 @@ def heads(table: MappingTable, from_ids: Iterable[int], limit: int,
     _check_limit(limit)
     wanted = list(dict.fromkeys(from_ids))
     found: dict[int, list[Entry]] = {}
-    cacheable = at_or_before is None and _cacheable(table, limit)
-    if cacheable:
-        for from_id, cached in cache.get_list_heads(table.name, wanted).items():
-            found[from_id] = [Entry(to_id, sequence) for to_id, sequence in cached[:limit]]
+    misses = None
+    if at_or_before is None and _cacheable(table, limit):
+        cached, misses = cache.get_list_heads(table.name, wanted)
+        for from_id, head in cached.items():
+            found[from_id] = [Entry(to_id, sequence) for to_id, sequence in head[:limit]]
     missing = [from_id for from_id in wanted if from_id not in found]
+    fills: dict[int, cache.ListHead] = {}
     for alias, lists in by_host(table, missing).items():
-        sql, params = heads_sql(lists, _head_size() if cacheable else limit, at_or_before)
+        sql, params = heads_sql(lists, limit if misses is None else _head_size(), at_or_before)
         selected: dict[int, list[Entry]] = {}
         with cursor(alias) as c:
             c.execute(sql, params)
@@ -279,9 +291,11 @@ def heads(table: MappingTable, from_ids: Iterable[int], limit: int,
         for from_id, _ in lists:
             entries = sorted(selected.get(from_id, []),
                              key=lambda entry: (-entry.sequence, -entry.to_id))
-            if cacheable:
-                cache.put_list_head(table.name, from_id, [(e.to_id, e.sequence) for e in entries])
+            if misses is not None and not in_transaction(alias):
+                fills[from_id] = _pairs(entries)
             found[from_id] = entries[:limit]
+    if misses is not None:
+        cache.put_list_heads(misses, table.name, fills)
     return found
 
 
@@ -320,14 +334,14 @@ def iterate(table: MappingTable, from_id: int, chunk: int = MAX_PAGE) -> Iterato
 
 def count(table: MappingTable, from_id: int) -> int:
     """The exact length of ``from_id``'s list (cached until the list changes)."""
-    cached = cache.get_count(table.name, from_id) if table.cached else None
+    cached, misses = cache.get_count(table.name, from_id) if table.cached else (None, None)
     if cached is not None:
         return cached
     alias, name, _ = _location(table, from_id)
     with cursor(alias) as c:
         c.execute(f"SELECT COUNT(*) FROM {name} WHERE from_id = %s", [from_id])
         total = int(c.fetchone()[0])
-    if table.cached:
-        cache.put_count(table.name, from_id, total)
+    if misses is not None and not in_transaction(alias):
+        cache.put_count(misses, table.name, from_id, total)
     return total
 

@@ -5,8 +5,9 @@
 >>> get(pin_id)["title"]
 'Quiche'
 
-Reads go through the object cache; writes invalidate it after commit. ``get_many`` groups IDs by
-host and table and makes one query for each (a ``UNION ALL`` over that host's shards).
+Reads go through the object cache (:mod:`sharding.cache`); writes invalidate it after commit, and
+reads inside a transaction do not fill it. ``get_many`` groups IDs by host and table and makes
+one query for each (a ``UNION ALL`` over that host's shards).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 from sharding import cache
 from sharding.exceptions import ObjectNotFound
-from sharding.hosts import after_commit, alias_for_shard, cursor, schema_name
+from sharding.hosts import after_commit, alias_for_shard, cursor, in_transaction, schema_name
 from sharding.ids import ObjectType, compose, decompose, types
 
 JSONObject = dict[str, Any]
@@ -64,14 +65,16 @@ def get_many(ids: Iterable[int], cached: bool = True) -> dict[int, JSONObject]:
     """The stored objects among ``ids`` (missing ones are absent): cache first, then one query
     per host and table for the misses. ``cached=False`` reads the shards only."""
     wanted = list(dict.fromkeys(ids))
-    found = cache.get_objects(wanted) if cached else {}
+    found, misses = cache.get_objects(wanted) if cached else ({}, None)
     missing = [object_id for object_id in wanted if object_id not in found]
-    loaded: dict[int, JSONObject] = {}
+    fills: dict[int, JSONObject] = {}
     for (alias, table), parts in group_by_host_and_table(missing).items():
-        loaded.update(_select(alias, table, parts))
-    if cached:
-        cache.put_objects(loaded)
-    found.update(loaded)
+        loaded = _select(alias, table, parts)
+        found.update(loaded)
+        if not in_transaction(alias):
+            fills.update(loaded)
+    if misses is not None:
+        cache.put_objects(misses, fills)
     return {object_id: found[object_id] for object_id in wanted if object_id in found}
 
 

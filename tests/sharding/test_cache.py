@@ -1,0 +1,146 @@
+"""The object and list caches on the real cache Redis: a fill never brings back what a writer
+invalidated after the fill's read, reads in a transaction never fill, and a cache that is down
+only costs queries."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from django.db import connections
+from pytest_django import Settings
+
+from pins.types import BOARD, BOARD_HAS_PINS, PIN
+from sharding import cache, mappings, objects
+from sharding.hosts import atomic
+from sharding.ids import shard_of
+from tests.sharding.helpers import queries_per_host
+
+SHARD = 9
+
+
+def test_a_fill_read_before_an_update_does_not_store_the_old_object() -> None:
+    pin_id = objects.create(PIN, SHARD, {"title": "old"})
+    found, misses = cache.get_objects([pin_id])  # a reader misses ...
+    assert found == {}
+    old = objects.get_many([pin_id], cached=False)  # ... and reads the shard,
+    objects.update(pin_id, {"title": "new"})  # a writer commits and invalidates,
+    cache.put_objects(misses, old)  # then the reader's fill arrives: it is refused
+    assert objects.get(pin_id) == {"title": "new"}
+
+
+def test_a_fill_read_before_a_delete_does_not_bring_the_object_back() -> None:
+    pin_id = objects.create(PIN, SHARD, {"title": "doomed"})
+    _, misses = cache.get_objects([pin_id])
+    old = objects.get_many([pin_id], cached=False)
+    assert objects.delete(pin_id)
+    cache.put_objects(misses, old)
+    assert objects.get(pin_id) is None
+
+
+def test_a_fill_with_no_write_since_its_read_is_stored_and_served() -> None:
+    pin_id = objects.create(PIN, SHARD, {"title": "steady"})
+    objects.update(pin_id, {"title": "steady, edited"})  # the key has a stamp now
+    assert objects.get(pin_id) == {"title": "steady, edited"}  # miss, fill
+    with queries_per_host() as captured:
+        assert objects.get(pin_id) == {"title": "steady, edited"}
+    assert all(len(c.captured_queries) == 0 for c in captured.values())
+
+
+def test_a_fill_long_after_its_read_stores_nothing() -> None:
+    pin_id = objects.create(PIN, SHARD, {"title": "slow reader"})
+    _, misses = cache.get_objects([pin_id])
+    misses.read_at -= cache.STAMP_SECONDS  # the stamp it read may have expired since
+    cache.put_objects(misses, objects.get_many([pin_id], cached=False))
+    assert cache.get_objects([pin_id])[0] == {}
+
+
+def test_a_list_head_read_before_an_add_does_not_hide_the_new_entry() -> None:
+    board_id = objects.create(BOARD, SHARD, {"name": "race"})
+    first, second = (objects.create(PIN, SHARD, {"n": n}) for n in range(2))
+    mappings.add(BOARD_HAS_PINS, board_id, first, sequence=1)
+    _, misses = cache.get_list_heads(BOARD_HAS_PINS.name, [board_id])
+    stale = [(first, 1)]
+    mappings.add(BOARD_HAS_PINS, board_id, second, sequence=2)
+    cache.put_list_heads(misses, BOARD_HAS_PINS.name, {board_id: stale})
+    assert mappings.page(BOARD_HAS_PINS, board_id).ids == [second, first]
+    assert mappings.heads(BOARD_HAS_PINS, [board_id], 10)[board_id][0].to_id == second
+
+
+def test_a_count_read_before_an_add_is_not_stored() -> None:
+    board_id = objects.create(BOARD, SHARD, {"name": "count race"})
+    pin_id = objects.create(PIN, SHARD, {"n": 0})
+    _, misses = cache.get_count(BOARD_HAS_PINS.name, board_id)
+    mappings.add(BOARD_HAS_PINS, board_id, pin_id)
+    cache.put_count(misses, BOARD_HAS_PINS.name, board_id, 0)
+    assert mappings.count(BOARD_HAS_PINS, board_id) == 1
+
+
+def test_reads_inside_a_rolled_back_transaction_leave_nothing_cached() -> None:
+    board_id = objects.create(BOARD, SHARD, {"name": "rolled back"})
+    pin_id = objects.create(PIN, SHARD, {"n": 0})
+
+    class Abandon(Exception):
+        pass
+
+    with pytest.raises(Abandon), atomic(shard_of(board_id)):
+        mappings.add(BOARD_HAS_PINS, board_id, pin_id, sequence=5)
+        objects.update(pin_id, {"n": 1})
+        assert mappings.page(BOARD_HAS_PINS, board_id).ids == [pin_id]  # its own write
+        assert mappings.count(BOARD_HAS_PINS, board_id) == 1
+        assert objects.get(pin_id) == {"n": 1}
+        raise Abandon
+    assert mappings.page(BOARD_HAS_PINS, board_id).ids == []
+    assert mappings.count(BOARD_HAS_PINS, board_id) == 0
+    assert objects.get(pin_id) == {"n": 0}
+
+
+def test_concurrent_readers_never_leave_an_old_version_cached() -> None:
+    """Readers hammer one object while it is updated; once the writes stop, the cache holds
+    the last version (without stamps, a reader's late fill often leaves an older one)."""
+    pin_id = objects.create(PIN, SHARD, {"v": 0})
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            while not stop.is_set():
+                objects.get(pin_id)
+        except BaseException as exc:  # reported by the test
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    readers = [threading.Thread(target=read) for _ in range(3)]
+    for reader in readers:
+        reader.start()
+    try:
+        for version in range(1, 201):
+            objects.update(pin_id, {"v": version})
+    finally:
+        stop.set()
+        for reader in readers:
+            reader.join()
+    assert errors == []
+    assert objects.get(pin_id) == {"v": 200}
+
+
+@pytest.fixture
+def cache_down(settings: Settings) -> None:
+    unreachable: dict[str, Any] = {"LOCATION": "redis://127.0.0.1:1/0"}
+    settings.CACHES = {name: {**config, **unreachable} for name, config in settings.CACHES.items()}
+
+
+def test_with_the_cache_down_objects_and_lists_are_read_and_written_from_the_shards(
+        cache_down: None, caplog: pytest.LogCaptureFixture) -> None:
+    board_id = objects.create(BOARD, SHARD, {"name": "no cache"})
+    pin_id = objects.create(PIN, SHARD, {"n": 0})
+    mappings.add(BOARD_HAS_PINS, board_id, pin_id)
+    objects.update(pin_id, {"n": 1})
+    assert objects.get(pin_id) == {"n": 1}
+    assert mappings.page(BOARD_HAS_PINS, board_id).ids == [pin_id]
+    assert mappings.count(BOARD_HAS_PINS, board_id) == 1
+    assert mappings.heads(BOARD_HAS_PINS, [board_id], 5)[board_id][0].to_id == pin_id
+    assert "cache objects: read missed" in caplog.text
+    assert "cache lists: invalidation skipped" in caplog.text
