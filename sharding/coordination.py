@@ -52,6 +52,7 @@ class ZooKeeper:
         self._client: KazooClient | None = None
         self._connected = threading.Event()
         self._pid = 0
+        self._gave_up = False
 
     def client(self) -> KazooClient:
         """The client, started in the background on first use (it reconnects by itself)."""
@@ -65,6 +66,7 @@ class ZooKeeper:
                 )
                 self._pid = os.getpid()
                 self._connected = self._client.start_async()
+                self._gave_up = False
             return self._client
 
     def require(self) -> KazooClient:
@@ -75,11 +77,16 @@ class ZooKeeper:
         return client
 
     def connected_client(self, timeout: float | None = None) -> KazooClient | None:
-        """The client if it is (or within ``timeout`` becomes) connected, else ``None``."""
+        """The client if it is (or within ``timeout``, by default the connect timeout, becomes)
+        connected, else ``None``. Only a process's first connection is waited for: once a
+        whole connect timeout passed without one, later calls answer at once until ZooKeeper
+        is reached (kazoo keeps trying in the background), so a process started while
+        ZooKeeper is down pays one timeout, not one for each node it reads."""
         client = self.client()
-        if client.state != KazooState.CONNECTED:
+        if client.state != KazooState.CONNECTED and not self._gave_up:
             wait = sharding_settings.ZK_CONNECT_TIMEOUT if timeout is None else timeout
-            self._connected.wait(wait)
+            if not self._connected.wait(wait) and timeout is None:
+                self._gave_up = True
         return client if client.state == KazooState.CONNECTED else None
 
     def stop(self) -> None:

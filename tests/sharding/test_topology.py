@@ -1,5 +1,9 @@
 """The shard map in ZooKeeper: compare-and-set, watches, hot switching, ZooKeeper down."""
 
+import json
+import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -10,6 +14,7 @@ from django.conf import settings
 from devstack import Stack
 from pins.types import PIN
 from sharding import objects
+from sharding.conf import sharding_settings
 from sharding.coordination import WatchedDocument
 from sharding.exceptions import ShardMapConflict, ShardMapUnavailable, ShardUnavailable
 from sharding.hosts import alias_for_shard, atomic, cursor
@@ -18,6 +23,7 @@ from sharding.topology import change_map, current_map, shard_map_document
 from tests.polling import wait_until
 
 PAIRS = [("mysql001a", "mysql001b"), ("mysql002a", "mysql002b")]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _document(name: str, tmp_path: Path) -> WatchedDocument[ShardMap]:
@@ -165,6 +171,39 @@ def test_a_process_starting_while_zookeeper_is_down_uses_the_last_known_good_map
     fresh = WatchedDocument("shardmap", shard_map_document()._cache_file,
                             ShardMap.loads, ShardMap.dumps)
     assert fresh.get().ranges == known.ranges
+
+
+COLD_START = """
+import json, time
+started = time.monotonic()
+from feed import pulled
+from graph.topology import current_map as vshard_map
+from sharding.registry import registry_document
+from sharding.topology import current_map
+read = {"shards": current_map().version, "vshards": vshard_map().version,
+        "hosts": registry_document().get().version, "pulled": sorted(pulled.current())}
+print(json.dumps({**read, "seconds": time.monotonic() - started}))
+"""
+
+
+def test_a_process_starting_while_zookeeper_is_down_waits_for_it_once_not_per_node() -> None:
+    """Each watched node (shard map, host registry, vshard map, pulled boards) comes from its
+    last-known-good file; only the first read waits out the connect timeout."""
+    from feed import pulled
+    from graph.topology import current_map as vshard_map
+    from sharding.registry import registry_document
+
+    known = {"shards": current_map().version, "vshards": vshard_map().version,
+             "hosts": registry_document().get().version, "pulled": sorted(pulled.current())}
+    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "pinsite.test_settings",
+                   "PINSITE_ZK_HOSTS": "127.0.0.1:1", "PYTHONPATH": str(REPO)}
+    result = subprocess.run([sys.executable, "manage.py", "shell", "-c", COLD_START], cwd=REPO,
+                            env=environment, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    read = json.loads(result.stdout.strip().splitlines()[-1])
+    assert {key: read[key] for key in known} == known
+    timeout = float(sharding_settings.ZK_CONNECT_TIMEOUT)
+    assert timeout <= read["seconds"] < timeout + 2, read["seconds"]
 
 
 def test_threads_reading_a_new_document_at_once_all_wait_for_zookeeper(
