@@ -10,7 +10,9 @@ Time is cut into buckets of ``BUCKET_SECONDS`` (10 s); each bucket is one Redis 
 * ``deliveries:<cluster>``: feed entries written;
 * ``standby_reads``: feed reads the standby answered;
 * ``ready:<queue>``, ``delayed:<queue>``, ``dead:<queue>``: queue depths, sampled once per
-  bucket across all processes (``sampled`` claims the bucket).
+  bucket across all processes (``sampled`` claims the bucket);
+* ``held:<queue>``: retries that workers took off the queue's delay queue and hold until
+  their time (RabbitMQ counts them nowhere meanwhile), added by every worker process.
 
 A fanout's lag runs from the pin's creation to its *last* delivery on a cluster. The planner
 registers the chunks it sends, plus a planning token it removes when it has sent them all, in
@@ -141,7 +143,7 @@ def delivered(cluster: Cluster, pin_id: int, created_us: int, count: int,
     (worked out here when not given); ``chunk`` None: not tracked for lag."""
     if chunk is None:
         _quietly(lambda: observations.increment(
-            bucket_key(bucket_start(time.time())), f"deliveries:{cluster}", count,
+            bucket_key(bucket_start(time.time())), {f"deliveries:{cluster}": count},
             KEEP_SECONDS), None)
     else:
         _finish(cluster, pin_id, created_us, str(chunk), count, lag)
@@ -184,7 +186,7 @@ def flush_standby_reads() -> None:
 
 def _add_standby_reads(bucket: int, count: int) -> None:
     if count:
-        _quietly(lambda: observations.increment(bucket_key(bucket), "standby_reads", count,
+        _quietly(lambda: observations.increment(bucket_key(bucket), {"standby_reads": count},
                                                 KEEP_SECONDS), None)
 
 
@@ -202,6 +204,15 @@ def sample_depths(read_depths: Callable[[], Sequence[QueueDepth]]) -> bool:
     except FeedError as exc:
         _warn("queue depths not recorded", exc)
         return False
+
+
+def record_held(held: Mapping[str, int]) -> None:
+    """Add one worker process's held retries (queue → messages it took off the queue's delay
+    queue and keeps until their time) to the current bucket; every worker adds its own."""
+    amounts = {f"held:{queue}": count for queue, count in held.items() if count}
+    if amounts:
+        _quietly(lambda: observations.increment(bucket_key(bucket_start(time.time())), amounts,
+                                                KEEP_SECONDS), None)
 
 
 def _quietly(record: Callable[[], Any], failed: Any) -> Any:
@@ -254,7 +265,7 @@ def figures(minutes: int = 60, now: float | None = None) -> dict[str, Any]:
 
 
 def _parse(row: Mapping[str, str]) -> dict[str, Any]:
-    parsed: dict[str, Any] = {"lag": {}, "deliveries": {}, "depths": {}, "dead": 0,
+    parsed: dict[str, Any] = {"lag": {}, "deliveries": {}, "depths": {}, "held": {}, "dead": 0,
                               "standby_reads": int(row.get("standby_reads", 0)),
                               "sampled": any(field.startswith("ready:") for field in row)}
     for field, value in row.items():
@@ -264,8 +275,10 @@ def _parse(row: Mapping[str, str]) -> dict[str, Any]:
             parsed["lag"].setdefault(cluster, {})[int(index)] = int(value)
         elif kind == "deliveries":
             parsed["deliveries"][rest] = int(value)
-        elif kind in ("ready", "delayed"):
+        elif kind in ("ready", "delayed", "held"):
             parsed["depths"][rest] = parsed["depths"].get(rest, 0) + int(value)
+            if kind == "held":
+                parsed["held"][rest] = int(value)
         elif kind == "dead":
             parsed["dead"] += int(value)
     return parsed
@@ -296,5 +309,6 @@ def _summary(rows: Sequence[dict[str, Any]], queues: Sequence[str]) -> dict[str,
         "standby_reads": sum(row["standby_reads"] for row in rows),
         "queue_depths": {queue: latest["depths"].get(queue, 0) for queue in queues}
         if latest else {},
+        "held_retries": dict(latest["held"]) if latest else {},
         "dead_letters": latest["dead"] if latest else None,
     }

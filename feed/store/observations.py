@@ -107,11 +107,12 @@ def finish(key: str, member: str, bucket: str, count_field: str, count: int,
         args=[member, count_field, count, lag_field, keep_seconds, CLOSED_KEEP_SECONDS])))
 
 
-def increment(bucket: str, field: str, amount: int, keep_seconds: int) -> None:
-    """Add ``amount`` to one field of a bucket (one pipelined round trip)."""
+def increment(bucket: str, amounts: Mapping[str, int], keep_seconds: int) -> None:
+    """Add each of ``amounts`` to its field of a bucket (one pipelined round trip)."""
     def run() -> None:
         pipe = client().pipeline(transaction=False)
-        pipe.hincrby(bucket, field, amount)
+        for field, amount in amounts.items():
+            pipe.hincrby(bucket, field, amount)
         pipe.expire(bucket, keep_seconds)
         pipe.execute()
     _call(run)

@@ -27,7 +27,7 @@ def charts(figures: dict[str, Any]) -> list[SafeString]:
     return [mark_safe(chart) for chart in (  # svgplot escapes every text it draws
         line_chart("Fanout lag (creation → last delivery)", span, lag, "s"),
         line_chart("Deliveries per second", span, deliveries, "/s"),
-        line_chart("Queue depths (ready + delayed)", span, _depth_series(figures), ""),
+        line_chart("Queue depths (ready + delayed + held)", span, _depth_series(figures), ""),
         line_chart(f"Standby reads per {figures['bucket_seconds']} s", span,
                    [Series("standby reads", figures["standby_reads"])]),
         line_chart("Dead letters", span, [Series("dead letters", figures["dead_letters"])]),

@@ -1,8 +1,8 @@
 """The queues page: a dashboard of the last hour's fanouts (lag, deliveries, queue depths,
-standby reads, dead letters; :mod:`pinsite.admin.dashboard`), then messages waiting, delayed
-and dead per queue, the event outbox of every shard host, the feed's dead letters, and the
-health of the feed's two HBase clusters. It reloads itself every 10 s
-(``dashboard.REFRESH_SECONDS``)."""
+standby reads, dead letters; :mod:`pinsite.admin.dashboard`), then messages waiting, delayed,
+held by workers (retries waiting for their time, from the last sample) and dead per queue, the
+event outbox of every shard host, the feed's dead letters, and the health of the feed's two
+HBase clusters. It reloads itself every 10 s (``dashboard.REFRESH_SECONDS``)."""
 
 from __future__ import annotations
 
@@ -66,6 +66,7 @@ def queues(request: HttpRequest) -> HttpResponse:
     if depths is not None:
         observe.sample_depths(lambda: depths)
     figures, figures_error = attempt(observe.figures)
+    held = figures["summary"]["held_retries"] if figures else {}
     hosts, outbox_error = attempt(backlog)
     dead, dead_error = attempt(letters)
     return render_page(request, "queues.html", "Queues", {
@@ -73,7 +74,10 @@ def queues(request: HttpRequest) -> HttpResponse:
         "lag_rows": dashboard.lag_rows(figures) if figures else [],
         "summary": figures["summary"] if figures else None, "figures_error": figures_error,
         "refresh_seconds": dashboard.REFRESH_SECONDS,
-        "depths": depths, "depth_error": depth_error, "outbox": hosts,
+        "depths": [{"name": depth.name, "ready": depth.ready, "delayed": depth.delayed,
+                    "held": held.get(depth.name, 0), "dead": depth.dead}
+                   for depth in depths or []],
+        "depth_error": depth_error, "outbox": hosts,
         "outbox_error": outbox_error,
         "outbox_warning_seconds": events_settings.BACKLOG_WARNING_MS // 1000, "letters": dead,
         "letters_error": dead_error, "shown_letters": SHOWN_LETTERS,

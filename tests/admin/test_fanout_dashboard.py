@@ -18,7 +18,7 @@ from selenium.webdriver.common.by import By
 
 from feed import observe
 from pinsite.admin.queues import queue_depths
-from tests.feed.helpers import board_with_followers, new_pin
+from tests.feed.helpers import board_with_followers, clear_of_a_bucket_edge, new_pin
 from tests.polling import wait_until
 from tests.web.browser import browser_installed, chromium, fill, live_site, screenshot
 
@@ -51,6 +51,17 @@ def test_the_queues_page_plots_the_last_hour_and_reloads_itself(superuser: Clien
     assert '<meta http-equiv="refresh" content="10">' in content
     assert "<script" not in charts and "href" not in charts and "src=" not in charts
     assert "Queues" in content and "Dead letters" in content  # the tables stay
+
+
+def test_the_queues_table_shows_the_retries_workers_hold(superuser: Client) -> None:
+    queue = queue_depths()[0].name
+    clear_of_a_bucket_edge()
+    superuser.get(PAGE)  # samples RabbitMQ's depths into this bucket
+    observe.record_held({queue: 7})
+    content = superuser.get(PAGE).content.decode()
+    row = content.split(f'<tr id="queue-{queue}">', 1)[1].split("</tr>", 1)[0]
+    assert '<td class="held">7</td>' in row
+    assert "Held by workers" in content
 
 
 def test_the_dashboard_figures_move_when_a_fanout_runs(

@@ -4,6 +4,7 @@ queue messages run in any order, and reading feeds back from HBase."""
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from dramatiq import Message
 
 from accounts import tasks as accounts_tasks
 from events import publisher
-from feed import storage, tasks
+from feed import observe, storage, tasks
 from feed.smart import tasks as smart_tasks
 from feed.store.pools import Cluster
 from graph import tasks as graph_tasks
@@ -132,3 +133,11 @@ def flush_feed_queues() -> None:
     for name in worker_queues():
         broker.declare_queue(name, ensure=True)
         broker.flush(name)
+
+
+def clear_of_a_bucket_edge() -> None:
+    """Wait until the current observation bucket has at least 2 s left, so what a test
+    records and reads back lands in one bucket."""
+    left = observe.BUCKET_SECONDS - time.time() % observe.BUCKET_SECONDS
+    if left < 2:
+        time.sleep(left + 0.1)

@@ -7,20 +7,31 @@ import io
 import json
 import math
 import random
+import uuid
+from collections.abc import Iterator
 from typing import Any, cast
 
 import dramatiq
 import pytest
 from django.core.management import CommandError, call_command
+from dramatiq.brokers.rabbitmq import RabbitmqBroker
+from dramatiq.common import dq_name, xq_name
 from pytest_django import Settings
 
 from feed import observe
 from feed.deadletters import QueueDepth
 from feed.exceptions import ObservationsUnavailable
+from feed.middleware import held_retries
 from feed.speculative import speculative
 from feed.store import observations
 from sharding.mappings import now_sequence
-from tests.feed.helpers import CapturedQueue, board_with_followers, feed_ids, new_pin
+from tests.feed.helpers import (
+    CapturedQueue,
+    board_with_followers,
+    clear_of_a_bucket_edge,
+    feed_ids,
+    new_pin,
+)
 from tests.polling import wait_until
 
 pytestmark = pytest.mark.usefixtures("observations_db")
@@ -213,3 +224,54 @@ def test_feed_lag_prints_a_summary_per_cluster() -> None:
     out = io.StringIO()
     call_command("feed", "lag", "--minutes", "10", stdout=out)
     assert "primary: 0 fanouts" in out.getvalue() and "standby reads: 0" in out.getvalue()
+
+
+# --- Retries held by workers --------------------------------------------------------------
+
+def test_held_retries_add_to_the_depths_summed_over_worker_processes() -> None:
+    clear_of_a_bucket_edge()
+    assert observe.sample_depths(lambda: [QueueDepth("feed", 4, 1, 2)])
+    observe.record_held({"feed": 3})  # one worker process
+    observe.record_held({"feed": 2, "graph": 0})  # another
+    summary = _summary()
+    assert summary["queue_depths"] == {"feed": 10}
+    assert summary["held_retries"] == {"feed": 5}
+    out = io.StringIO()
+    call_command("feed", "lag", stdout=out)
+    assert "feed: 10 waiting (5 of them retries held by workers)" in out.getvalue()
+
+
+HELD_QUEUE = f"pinsite_test_held_{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture
+def failing_broker(settings: Settings) -> Iterator[tuple[RabbitmqBroker, dramatiq.Actor[Any, Any]]]:
+    """A broker of its own on the real RabbitMQ (so its queue is not one of the site's), with
+    an actor that always fails and retries a minute later."""
+    broker = RabbitmqBroker(url=settings.AMQP_URL)
+
+    def always_fails() -> None:
+        raise RuntimeError("fails, to be retried")
+
+    actor = dramatiq.actor(always_fails, broker=broker, queue_name=HELD_QUEUE, max_retries=5,
+                           min_backoff=60_000, max_backoff=60_000)
+    yield broker, actor
+    for name in (HELD_QUEUE, dq_name(HELD_QUEUE), xq_name(HELD_QUEUE)):
+        broker.channel.queue_delete(queue=name)
+    broker.close()
+
+
+def test_a_worker_counts_the_retries_it_holds(
+        failing_broker: tuple[RabbitmqBroker, dramatiq.Actor[Any, Any]]) -> None:
+    """RabbitMQ counts a retry nowhere once a worker took it off the delay queue to wait for
+    its time; the worker's own count has it."""
+    broker, actor = failing_broker
+    running = dramatiq.Worker(broker, queues={HELD_QUEUE}, worker_threads=1)
+    running.start()
+    try:
+        actor.send()
+        assert wait_until(lambda: held_retries(running) == {HELD_QUEUE: 1}, timeout=15)
+        ready, delayed, dead = broker.get_queue_message_counts(HELD_QUEUE)
+        assert (ready, delayed, dead) == (0, 0, 0)
+    finally:
+        running.stop()

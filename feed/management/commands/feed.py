@@ -155,7 +155,9 @@ class Command(SubcommandCommand):
         self.stdout.write(f"standby reads: {summary['standby_reads']}, dead letters: "
                           f"{_or_dash(summary['dead_letters'])}")
         for queue, depth in summary["queue_depths"].items():
-            self.stdout.write(f"  {queue}: {depth} waiting")
+            held = summary["held_retries"].get(queue, 0)
+            self.stdout.write(f"  {queue}: {depth} waiting"
+                              + (f" ({held} of them retries held by workers)" if held else ""))
 
 
 def _seconds(value: float | None) -> str:
