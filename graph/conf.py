@@ -33,6 +33,9 @@ DEFAULTS: dict[str, Any] = {
     # The promoted instance's vshards stay fenced while they are rebuilt from the edge log,
     # at most this long (the fence expires if the promotion dies half-way).
     "RECONCILE_FENCE_SECONDS": 60,
+    # A write refused by that fence waits for it this long before its refusals count against
+    # WRITE_ATTEMPTS (below LOCK_SECONDS: the follow holds its lock meanwhile).
+    "RECONCILE_WAIT_SECONDS": 5,
 }
 
 graph_settings = Settings("PINSITE_GRAPH", DEFAULTS)

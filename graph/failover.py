@@ -10,8 +10,8 @@ Every promotion ends by reconciling the promoted instance with the edge log: its
 are fenced (``reconciling``) before the map switches, rebuilt from the log
 (:func:`graph.repair.rebuild`, only the vshards it now serves), and opened. Writes the dead
 master acknowledged but never replicated come back this way. Writers meanwhile are refused
-by the fence and retry (``WRITE_ATTEMPTS``); one that gives up first has its change in the
-log, where ``graph verify`` finds it.
+by the fence and wait for it (up to ``RECONCILE_WAIT_SECONDS``, then ``WRITE_ATTEMPTS`` more
+tries); one that gives up first has its change in the log, where ``graph verify`` finds it.
 
 Where Redis Sentinel watches the pairs (``PINSITE_GRAPH["SENTINELS"]``), Sentinel makes the
 switch: on its own when a master dies, or when asked (``SENTINEL FAILOVER``) by
@@ -34,11 +34,11 @@ from typing import Any
 from graph import repair, topology
 from graph.conf import graph_settings
 from graph.exceptions import GraphError, PromotionError, VShardMapConflict, VShardMapError
+from graph.keys import RECONCILING
 from graph.store import admin, sentinel
 from graph.vshardmap import VShardMap
 from toolkit.waiting import until
 
-RECONCILING = "reconciling"
 SENTINEL = "Redis Sentinel"
 
 

@@ -74,8 +74,13 @@ def board_key(board_id: int, kind: str) -> str:
     return f"g:{{{vshard_of(board_id)}}}:b:{board_id}:{kind}"
 
 
+RECONCILING = "reconciling"
+"""The fence of a promoted instance's vshards while they are rebuilt from the edge log."""
+
+
 def fence_key(vshard: int) -> str:
-    """The vshard's fence: absent normally, ``moving:<to>``, ``fenced`` or ``moved:<to>``."""
+    """The vshard's fence: absent normally, ``moving:<to>``, ``fenced``, ``moved:<to>`` or
+    ``reconciling``."""
     return f"g:{{{vshard}}}:{FENCE}"
 
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 from graph import topology
 from graph.conf import graph_settings
-from graph.exceptions import GraphError, GraphUnavailable
-from graph.keys import fence_key
+from graph.exceptions import GraphError, GraphFenced, GraphUnavailable
+from graph.keys import RECONCILING, fence_key
 from graph.store.connections import client
 from graph.store.errors import translated
 from graph.store.scripts import scripts
@@ -74,22 +74,34 @@ def _applied_together(instance: str, batch: Sequence[Step]) -> bool:
 
 
 def apply_step(step: Step) -> None:
+    """Apply one step, retrying failures (``WRITE_ATTEMPTS`` in all). Refusals by a
+    ``reconciling`` fence (a promoted instance being rebuilt from the edge log, which takes
+    longer than the retries) are not counted for the first ``RECONCILE_WAIT_SECONDS``."""
     attempts = int(graph_settings.WRITE_ATTEMPTS)
     delay = float(graph_settings.RETRY_DELAY)
-    for attempt in range(1, attempts + 1):
+    waits_until = time.monotonic() + float(graph_settings.RECONCILE_WAIT_SECONDS)
+    failures = 0
+    while True:
         try:
             _apply_once(step)
             return
         except GraphUnavailable as exc:
-            if attempt == attempts:
+            if not (_reconciling(exc) and time.monotonic() < waits_until):
+                failures += 1
+            if failures == attempts:
                 raise GraphUnavailable(
-                    f"{exc} (gave up after {attempts} attempts; the edge log holds the change, "
-                    "`manage.py graph verify` finds it and `graph rebuild` applies it)") from exc
+                    f"{exc} (gave up after {attempts} failed attempts; the edge log holds the "
+                    "change, `manage.py graph verify` finds it and `graph rebuild` applies it)"
+                ) from exc
             log.info("graph step %s on vshard %s failed (%s); retrying", step.script,
                      step.vshard, exc)
         time.sleep(delay)
         delay = min(delay * 2, float(graph_settings.RETRY_MAX_DELAY))
         topology.refresh()
+
+
+def _reconciling(exc: GraphUnavailable) -> bool:
+    return isinstance(exc, GraphFenced) and str(exc).endswith(f"vshard is {RECONCILING}")
 
 
 def _apply_once(step: Step) -> None:

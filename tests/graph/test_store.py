@@ -4,12 +4,15 @@ and dual writes."""
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 from prometheus_client import REGISTRY
+from pytest_django import Settings
 
-from graph import actions, keys, selectors, topology, updates
+from graph import actions, keys, repair, selectors, topology, updates
 from graph.edgelog import LogChange
+from graph.exceptions import GraphUnavailable
 from graph.store import admin
 from graph.store.connections import Pools
 from graph.store.writes import apply
@@ -41,6 +44,34 @@ def test_a_fenced_vshard_refuses_the_step_until_the_fence_lifts() -> None:
     admin.set_fences(instance, [vshard_of(ann)], "fenced", 0.3)
     actions.follow_user(ann, bob)
     assert selectors.is_following_user(ann, bob)
+
+
+def test_a_write_waits_out_a_reconcile_that_outlasts_its_retries() -> None:
+    """The retries back off for about 1.6 s in all; a promoted instance's rebuild from the edge
+    log may take longer, and a write it fences waits for it (``RECONCILE_WAIT_SECONDS``)."""
+    ann, bob = new_user(), new_user()
+    instance = topology.master_for(vshard_of(ann))
+    admin.set_fences(instance, [vshard_of(ann)], keys.RECONCILING, 2.5)
+    started = time.monotonic()
+    actions.follow_user(ann, bob)
+    assert 2.0 < time.monotonic() - started < 5
+    assert selectors.is_following_user(ann, bob)
+
+
+def test_a_write_gives_up_on_a_reconcile_that_never_ends(settings: Settings) -> None:
+    settings.PINSITE_GRAPH = {**settings.PINSITE_GRAPH, "RECONCILE_WAIT_SECONDS": 0.5}
+    ann, bob = new_user(), new_user()
+    instance = topology.master_for(vshard_of(ann))
+    admin.set_fences(instance, [vshard_of(ann)], keys.RECONCILING, 30)
+    try:
+        with pytest.raises(GraphUnavailable, match="gave up after 6 failed attempts"):
+            actions.follow_user(ann, bob)
+    finally:
+        admin.clear_fences(instance, [vshard_of(ann)])
+    assert not selectors.is_following_user(ann, bob)
+    repair.rebuild_user(ann)  # the edge log has the follow
+    assert selectors.is_following_user(ann, bob)
+    assert repair.verify_user(ann).differences == []
 
 
 def test_steps_on_one_instance_take_one_round_trip() -> None:
