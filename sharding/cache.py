@@ -14,13 +14,16 @@ check and the store are atomic). A fill later than ``STAMP_SECONDS / 2`` after i
 nothing, so an expired stamp is never mistaken for an unchanged one. This is what memcache
 leases do for the same race.
 
-The cache is optional: when its Redis fails, reads miss and fills and invalidations are
-skipped (logged), the way ``IGNORE_EXCEPTIONS`` treats django-redis' own calls.
+The cache is optional: when its Redis fails, reads miss and fills are skipped (logged), the way
+``IGNORE_EXCEPTIONS`` treats django-redis' own calls. A failed invalidation is kept and sent
+again before the process's next read of that cache, so an edit made while the cache failed is
+not hidden by an older copy once it answers again (:class:`Pool`).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -39,6 +42,9 @@ STAMP_SECONDS = 120
 """How long an invalidation's stamp outlives it; a fill must follow its read within half."""
 
 FAILURES = (RedisError, OSError)
+
+MAX_PENDING = 100_000
+"""Failed invalidations a process keeps to send again; past this, it clears the pool."""
 
 _FILL = """
 local ttl = ARGV[1]
@@ -111,10 +117,16 @@ class Misses:
 
 
 class Pool:
-    """One django-redis cache used with stamped fills and invalidations."""
+    """One django-redis cache used with stamped fills and invalidations. An invalidation the
+    cache failed is kept and sent again before this process's next read or invalidation of
+    the pool; past ``MAX_PENDING`` of them the whole pool is cleared instead."""
 
     def __init__(self, setting: str) -> None:
         self.setting = setting
+        self._lock = threading.Lock()
+        self._pending: dict[str, set[str]] = {}
+        """alias → Redis keys whose invalidation failed."""
+        self._overflowed: set[str] = set()
 
     @property
     def alias(self) -> str:
@@ -134,6 +146,8 @@ class Pool:
         backend = caches[self.alias]
         client = backend.client  # type: ignore[attr-defined]
         keys = self._keys(backend, wanted)
+        if not self._caught_up(backend):
+            return {}, misses
         try:
             pipeline = client.get_client(write=True).pipeline(transaction=False)
             pipeline.mget(keys)
@@ -151,19 +165,58 @@ class Pool:
         return found, misses
 
     def forget(self, names: Iterable[str]) -> None:
-        """Drop the keys and bump their stamps, so no fill read before this stores."""
+        """Drop the keys and bump their stamps, so no fill read before this stores; kept to
+        send again if the cache fails."""
         backend = caches[self.alias]
-        keys: list[str] = []
-        for key in self._keys(backend, list(names)):
-            keys += [key, _stamp_key(key)]
-        if not keys:
-            return
+        keys = self._keys(backend, list(names))
+        if keys and not (self._caught_up(backend) and self._send(backend, keys)):
+            self._keep(keys)
+
+    def _send(self, backend: BaseCache, keys: list[str]) -> bool:
+        pairs = [name for key in keys for name in (key, _stamp_key(key))]
         try:
             connection = backend.client.get_client(write=True)  # type: ignore[attr-defined]
-            _script(connection, _FORGET)(keys=keys, args=[STAMP_SECONDS * 1000],
+            _script(connection, _FORGET)(keys=pairs, args=[STAMP_SECONDS * 1000],
                                          client=connection)
         except FAILURES as exc:
-            log.warning("cache %s: invalidation skipped: %s", self.alias, exc)
+            log.warning("cache %s: invalidation failed, kept to send again: %s", self.alias, exc)
+            return False
+        return True
+
+    def _keep(self, keys: list[str]) -> None:
+        alias = self.alias
+        with self._lock:
+            if alias in self._overflowed:
+                return
+            pending = self._pending.setdefault(alias, set())
+            pending.update(keys)
+            if len(pending) > MAX_PENDING:
+                self._overflowed.add(alias)
+                pending.clear()
+                log.warning("cache %s: over %d invalidations failed; the whole cache is cleared "
+                            "when it answers again", alias, MAX_PENDING)
+
+    def _caught_up(self, backend: BaseCache) -> bool:
+        """Send the invalidations that failed earlier (or clear the pool, past
+        ``MAX_PENDING``); False while the cache still fails."""
+        alias = self.alias
+        if not self._pending.get(alias) and alias not in self._overflowed:
+            return True
+        with self._lock:
+            keys, overflowed = list(self._pending.get(alias, ())), alias in self._overflowed
+        if overflowed:
+            try:
+                backend.client.get_client(write=True).flushdb()  # type: ignore[attr-defined]
+            except FAILURES:
+                return False
+        elif not self._send(backend, keys):
+            return False
+        with self._lock:
+            self._overflowed.discard(alias)
+            self._pending.get(alias, set()).difference_update(keys)
+        log.warning("cache %s: %s", alias, "cleared after the invalidations it failed"
+                    if overflowed else f"{len(keys)} failed invalidations sent again")
+        return True
 
 
 objects_pool = Pool("OBJECT_CACHE")

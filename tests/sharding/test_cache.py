@@ -142,5 +142,37 @@ def test_with_the_cache_down_objects_and_lists_are_read_and_written_from_the_sha
     assert mappings.page(BOARD_HAS_PINS, board_id).ids == [pin_id]
     assert mappings.count(BOARD_HAS_PINS, board_id) == 1
     assert mappings.heads(BOARD_HAS_PINS, [board_id], 5)[board_id][0].to_id == pin_id
-    assert "cache objects: read missed" in caplog.text
-    assert "cache lists: invalidation skipped" in caplog.text
+    assert "cache objects: invalidation failed, kept to send again" in caplog.text
+    assert "cache lists: invalidation failed, kept to send again" in caplog.text
+
+
+def _unreachable(settings: Settings) -> dict[str, Any]:
+    return {name: {**config, "LOCATION": "redis://127.0.0.1:1/0"}
+            for name, config in settings.CACHES.items()}
+
+
+def test_an_invalidation_the_cache_failed_is_sent_before_the_next_read(
+        settings: Settings) -> None:
+    pin_id = objects.create(PIN, SHARD, {"title": "cached before the outage"})
+    assert objects.get(pin_id) == {"title": "cached before the outage"}  # now in the cache
+    reachable = settings.CACHES
+    settings.CACHES = _unreachable(settings)
+    objects.update(pin_id, {"title": "edited during the outage"})  # its invalidation fails
+    settings.CACHES = reachable  # the cache answers again, still holding the old copy
+    assert objects.get(pin_id) == {"title": "edited during the outage"}
+
+
+def test_past_max_pending_failed_invalidations_the_pool_is_cleared(
+        settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cache, "MAX_PENDING", 2)
+    bystander = objects.create(PIN, SHARD, {"title": "unrelated"})
+    edited = [objects.create(PIN, SHARD, {"n": n}) for n in range(3)]
+    objects.get_many([bystander, *edited])
+    assert set(cache.get_objects([bystander])[0]) == {bystander}
+    reachable = settings.CACHES
+    settings.CACHES = _unreachable(settings)
+    for pin_id in edited:
+        objects.update(pin_id, {"n": -1})
+    settings.CACHES = reachable
+    assert objects.get_many(edited) == {pin_id: {"n": -1} for pin_id in edited}
+    assert cache.get_objects([bystander])[0] == {}  # the whole pool went
