@@ -70,9 +70,7 @@ def write_backlog(cluster: Cluster, backlog: Backlog) -> list[int]:
         users = backlog.receiving[start:start + per_write]
         storage.add_entries(cluster, dict.fromkeys(users, backlog.entries),
                             timestamp=backlog.checked_us)
-    writes = storage.count_writes(cluster, dict.fromkeys(backlog.receiving,
-                                                         len(backlog.entries)))
-    return sorted(user for user, count in writes.items() if trim.due(count))
+    return trim.count_writes(cluster, backlog.receiving, len(backlog.entries))
 
 
 def retract(cluster: Cluster, pin_id: int, created_us: int, deleted_us: int,

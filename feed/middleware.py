@@ -13,7 +13,6 @@ import dramatiq
 from dramatiq.common import dq_name, q_name
 
 from feed import observe, tasks
-from feed.deadletters import queue_depths
 
 
 class DepthSamplerMiddleware(dramatiq.Middleware):
@@ -44,6 +43,6 @@ def held_retries(worker: dramatiq.Worker) -> dict[str, int]:
 
 def _sample_until(worker: dramatiq.Worker, stop: threading.Event) -> None:
     while not stop.is_set():
-        observe.sample_depths(lambda: queue_depths(tasks.every_queue()))
+        observe.sample_depths(tasks.every_queue_depth)
         observe.record_held(held_retries(worker))
         stop.wait(observe.BUCKET_SECONDS - time.time() % observe.BUCKET_SECONDS + 0.5)

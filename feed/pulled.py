@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache, partial
@@ -45,8 +44,6 @@ State = Literal["pull", "drain"]
 PULL: State = "pull"
 DRAIN: State = "drain"
 CONFLICT_RETRIES = 20
-RETRY_SECONDS = 5.0
-_unknown_until = 0.0
 
 
 @dataclass(frozen=True)
@@ -108,16 +105,12 @@ def init() -> bool:
 
 def current() -> dict[int, Pulled]:
     """The pulled boards as this process knows them: the watched copy, else the last known
-    good file; none when neither exists. A process that cannot get either asks again only
-    after ``RETRY_SECONDS``, so feed reads never queue up behind ZooKeeper's connect
-    timeout."""
-    global _unknown_until
-    if time.monotonic() < _unknown_until:
-        return {}
+    good file; none when neither exists. With ZooKeeper down a process waits out its connect
+    timeout once (:meth:`sharding.coordination.ZooKeeper.connected_client`), so feed reads
+    do not queue up behind it."""
     try:
         return document().get().boards
     except ShardMapUnavailable:
-        _unknown_until = time.monotonic() + RETRY_SECONDS
         return {}
 
 
@@ -155,7 +148,7 @@ def decide(board_id: int, created_us: int) -> Decision:
             return Decision(push=not above)
         try:
             document().update(partial(PulledBoards.with_board, board_id=board_id,
-                                      pulled=target), expected_version=now.version)
+                                      pulled=target), current=now)
         except ShardMapConflict:
             continue
         log.info("board %d has %d followers: its pins are %s from now on", board_id, count,

@@ -51,18 +51,21 @@ def feed_entries(user_id: int, after: bytes | None, count: int) -> list[Entry]:
     pulled boards the user follows; past the part the row serves, the pins of every followed
     board (see :mod:`feed.merge`)."""
     window = speculative(lambda cluster: read_window(cluster, user_id, after, count))
-    celebrities = pulled.followed_pulled(user_id)
     deep = window.boundary is not None and len(window.entries) < count
-    followed = sorted(sources.followed_boards(user_id)) if deep else []
+    if deep:  # every followed board is read anyway: the pulled ones are among them
+        every, now_pulled = sources.followed_boards(user_id), pulled.current()
+        celebrities = sorted(board for board in every if board in now_pulled)
+        followed = sorted(every.difference(celebrities))
+    else:
+        celebrities, followed = pulled.followed_pulled(user_id), []
     per_board = count + READ_AHEAD
     while True:
         streams = [Stream(window.entries, _pushed_below(window, count, deep))]
         if celebrities:
             streams.append(board_stream(celebrities, after, per_board))
         if deep:
-            boundary = window.boundary or b""
-            streams.append(board_stream(followed, max(after or b"", boundary) or None,
-                                        per_board))
+            streams.append(board_stream(followed, max(after or b"", window.boundary or b"")
+                                        or None, per_board))
         entries, short = merge(streams, after, count)
         if not short or per_board >= MAX_PAGE:
             return entries

@@ -22,6 +22,7 @@ import dramatiq
 
 from feed import delivery, fanout, follows, observe, pulled, rebuild, sources, storage, trim
 from feed.conf import cap, count_delay_ms
+from feed.deadletters import QueueDepth, queue_depths
 from feed.store.pools import CLUSTERS, Cluster
 from sharding.mappings import now_sequence
 from toolkit.metrics import FANOUT_LAG
@@ -43,6 +44,11 @@ def every_queue() -> list[str]:
     """Every queue this process's actors use: those declared with the broker (the actors
     imported) and the feed's."""
     return sorted({*declared_queues(), *queues()})
+
+
+def every_queue_depth() -> list[QueueDepth]:
+    """Ready, delayed and dead messages of every queue (:func:`every_queue`)."""
+    return queue_depths(every_queue())
 
 
 def queues() -> list[str]:

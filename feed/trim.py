@@ -44,11 +44,12 @@ def due(writes: int) -> bool:
     return writes >= threshold()
 
 
-def count_writes(cluster: Cluster, user_ids: list[int]) -> list[int]:
-    """Count one write in each of the users' feeds; returns those now due for a trim."""
+def count_writes(cluster: Cluster, user_ids: list[int], amount: int = 1) -> list[int]:
+    """Count ``amount`` writes in each of the users' feeds; returns those now due for a
+    trim."""
     if not user_ids:
         return []
-    writes = storage.count_writes(cluster, dict.fromkeys(user_ids, 1))
+    writes = storage.count_writes(cluster, dict.fromkeys(user_ids, amount))
     return sorted(user for user, count in writes.items() if due(count))
 
 

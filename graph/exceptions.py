@@ -24,7 +24,12 @@ class GraphUnavailable(GraphError, StoreUnavailable):
 
 
 class GraphFenced(GraphUnavailable):
-    """The vshard is being moved or has moved: refresh the map and retry."""
+    """The vshard is being moved or has moved: refresh the map and retry. ``mark`` is the
+    fence's value (``fenced``, ``moved:<to>``, ``reconciling``) when Redis named it."""
+
+    def __init__(self, message: str, mark: str | None = None) -> None:
+        super().__init__(message)
+        self.mark = mark
 
 
 class VShardMapError(GraphError):

@@ -199,12 +199,9 @@ def attach_replica(master: str, replica: str, wait_seconds: float = 60.0) -> VSh
     sync, and name it as ``master``'s replica in the map."""
     topology.read_fresh().with_replica(master, replica)
     admin.follow_master(replica, topology.address_of(master))
-    deadline = time.monotonic() + wait_seconds
-    while admin.replication(replica).get("master_link_status") != "up":
-        if time.monotonic() > deadline:
-            raise PromotionError(f"{replica} did not finish syncing from {master} in "
-                                 f"{wait_seconds:.0f}s; the map is unchanged")
-        time.sleep(0.1)
+    _until(lambda: admin.replication(replica).get("master_link_status") == "up", wait_seconds,
+           f"{replica} did not finish syncing from {master} in {wait_seconds:.0f}s; the map is "
+           "unchanged", every=0.1)
     return topology.change_map(lambda current: current.with_replica(master, replica))
 
 
@@ -228,12 +225,8 @@ def _drain(old: str, replica: str, wait: float) -> bool:
         target = int(admin.replication(old).get("master_repl_offset", 0))
     except GraphError:
         return False
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline:
-        if int(admin.replication(replica).get("slave_repl_offset", -1)) >= target:
-            return True
-        time.sleep(0.05)
-    return False
+    return until(lambda: int(admin.replication(replica).get("slave_repl_offset", -1)) >= target,
+                 wait)
 
 
 def _demote(old: str, new_master: str) -> None:
@@ -310,6 +303,7 @@ def _replicates(found: dict[str, Any], master: tuple[str, int]) -> bool:
                       int(found.get("master_port", 0)))) == _resolved(master)
 
 
-def _until(condition: Callable[[], bool], wait: float, failure: str) -> None:
-    if not until(condition, wait):
+def _until(condition: Callable[[], bool], wait: float, failure: str,
+           every: float = 0.05) -> None:
+    if not until(condition, wait, every):
         raise PromotionError(failure)

@@ -22,6 +22,9 @@ from legacy.models import LegacyRecord
 from pins.selectors import boards_by_id, pins_by_id, users_by_id
 
 READ_BATCH = 1000
+_READERS: dict[str, Callable[[list[int]], dict[int, Any]]] = {
+    "users": users_by_id, "boards": boards_by_id, "pins": pins_by_id}
+"""How the objects of each object table were copied to are read, a batch at a time."""
 
 
 @dataclass
@@ -51,14 +54,17 @@ def verify(url: str) -> VerifyReport:
     connection = source.connect(url)
     site = LegacyRecord.objects.filter(source=source.key(url))
     back = {kind: _reverse(site, kind) for kind in ("users", "boards")}
+    forward = {name: {legacy: pinsite for pinsite, legacy in ids.items()}
+               for name, ids in back.items()}
     try:
-        return VerifyReport([_table(connection, site, kind.name, back)
+        return VerifyReport([_table(connection, site, kind.name, back, forward)
                              for kind in source.KINDS])
     finally:
         connection.close()
 
 
-def _table(connection: Any, site: Any, kind: str, back: dict[str, dict[int, int]]) -> TableReport:
+def _table(connection: Any, site: Any, kind: str, back: dict[str, dict[int, int]],
+           forward: dict[str, dict[int, int]]) -> TableReport:
     """One table: every legacy row's fingerprint against its copy's, a batch of rows (and of
     pinsite objects, read together) at a time."""
     report = TableReport(kind)
@@ -66,8 +72,6 @@ def _table(connection: Any, site: Any, kind: str, back: dict[str, dict[int, int]
                site.filter(kind=kind, pinsite_id__isnull=False)}
     refused = dict(site.filter(kind=kind).exclude(rejected="")
                    .values_list("legacy_id", "rejected"))
-    forward = {name: {legacy: pinsite for pinsite, legacy in ids.items()}
-               for name, ids in back.items()}
     legacy_prints, copy_prints = [], []
     for rows in _row_batches(connection, kind):
         held = _objects(kind, [records[row["id"]] for row in rows if row["id"] in records])
@@ -97,15 +101,13 @@ def _table(connection: Any, site: Any, kind: str, back: dict[str, dict[int, int]
 
 def _objects(kind: str, pinsite_ids: list[int]) -> dict[int, Any]:
     """The pinsite objects a batch of rows was copied to, read together (follows: none)."""
-    read: dict[str, Callable[[list[int]], dict[int, Any]]] = {
-        "users": users_by_id, "boards": boards_by_id, "pins": pins_by_id}
-    return read[kind](pinsite_ids) if kind in read else {}
+    return _READERS[kind](pinsite_ids) if kind in _READERS else {}
 
 
 def _copied_row(kind: str, row: source.Row, held: Any, back: dict[str, dict[int, int]],
                 forward: dict[str, dict[int, int]]) -> source.Row | None:
     """The row as pinsite holds it now (``held``: its object), None when the object is gone."""
-    if kind in ("users", "boards", "pins") and held is None:
+    if kind in _READERS and held is None:
         return None
     if kind == "users":
         return {"id": row["id"], "username": held.username, "display_name": held.display_name}

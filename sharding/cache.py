@@ -124,18 +124,17 @@ class Pool:
     def __init__(self, setting: str) -> None:
         self.setting = setting
         self._lock = threading.Lock()
-        self._pending: dict[str, set[str]] = {}
-        """alias → Redis keys whose invalidation failed."""
-        self._overflowed: set[str] = set()
+        self._pending: set[str] = set()
+        """Redis keys whose invalidation failed."""
+        self._overflowed = False
 
     @property
     def alias(self) -> str:
         return str(getattr(sharding_settings, self.setting))
 
     def _keys(self, backend: BaseCache, names: list[str]) -> list[str]:
-        """The Redis keys of ``names`` (django's key function, prefix and version)."""
-        key_func, prefix, version = backend.key_func, backend.key_prefix, _version()
-        return [key_func(name, prefix, version) for name in names]
+        version = _version()
+        return [backend.make_key(name, version=version) for name in names]
 
     def read(self, names: Iterable[str]) -> tuple[dict[str, Any], Misses]:
         """The cached values among ``names``, and the misses to fill (one round trip)."""
@@ -184,26 +183,23 @@ class Pool:
         return True
 
     def _keep(self, keys: list[str]) -> None:
-        alias = self.alias
         with self._lock:
-            if alias in self._overflowed:
+            if self._overflowed:
                 return
-            pending = self._pending.setdefault(alias, set())
-            pending.update(keys)
-            if len(pending) > MAX_PENDING:
-                self._overflowed.add(alias)
-                pending.clear()
+            self._pending.update(keys)
+            if len(self._pending) > MAX_PENDING:
+                self._overflowed = True
+                self._pending.clear()
                 log.warning("cache %s: over %d invalidations failed; the whole cache is cleared "
-                            "when it answers again", alias, MAX_PENDING)
+                            "when it answers again", self.alias, MAX_PENDING)
 
     def _caught_up(self, backend: BaseCache) -> bool:
         """Send the invalidations that failed earlier (or clear the pool, past
         ``MAX_PENDING``); False while the cache still fails."""
-        alias = self.alias
-        if not self._pending.get(alias) and alias not in self._overflowed:
+        if not self._pending and not self._overflowed:
             return True
         with self._lock:
-            keys, overflowed = list(self._pending.get(alias, ())), alias in self._overflowed
+            keys, overflowed = list(self._pending), self._overflowed
         if overflowed:
             try:
                 backend.client.get_client(write=True).flushdb()  # type: ignore[attr-defined]
@@ -212,9 +208,9 @@ class Pool:
         elif not self._send(backend, keys):
             return False
         with self._lock:
-            self._overflowed.discard(alias)
-            self._pending.get(alias, set()).difference_update(keys)
-        log.warning("cache %s: %s", alias, "cleared after the invalidations it failed"
+            self._overflowed = False
+            self._pending.difference_update(keys)
+        log.warning("cache %s: %s", self.alias, "cleared after the invalidations it failed"
                     if overflowed else f"{len(keys)} failed invalidations sent again")
         return True
 

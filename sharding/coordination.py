@@ -78,12 +78,14 @@ class ZooKeeper:
 
     def connected_client(self, timeout: float | None = None) -> KazooClient | None:
         """The client if it is (or within ``timeout``, by default the connect timeout, becomes)
-        connected, else ``None``. Only a process's first connection is waited for: once a
-        whole connect timeout passed without one, later calls answer at once until ZooKeeper
-        is reached (kazoo keeps trying in the background), so a process started while
-        ZooKeeper is down pays one timeout, not one for each node it reads."""
+        connected, else ``None``. Once a whole connect timeout passed without a connection,
+        later calls answer at once until ZooKeeper is reached again (kazoo keeps trying in the
+        background): a process pays one timeout per outage, not one for each node it reads."""
         client = self.client()
-        if client.state != KazooState.CONNECTED and not self._gave_up:
+        if client.state == KazooState.CONNECTED:
+            self._gave_up = False
+            return client
+        if not self._gave_up:
             wait = sharding_settings.ZK_CONNECT_TIMEOUT if timeout is None else timeout
             if not self._connected.wait(wait) and timeout is None:
                 self._gave_up = True
@@ -182,15 +184,17 @@ class WatchedDocument(Generic[T]):
         self._start_watch()
         return True
 
-    def update(self, change: Callable[[T], T], expected_version: int | None = None) -> T:
+    def update(self, change: Callable[[T], T], expected_version: int | None = None,
+               current: T | None = None) -> T:
         """Compare-and-set: apply ``change`` to the stored value, if nobody changed it meanwhile.
 
-        With ``expected_version`` the update fails unless the node still has that version;
-        without it, the version just read is used. Raises :class:`ShardMapConflict` on a race
+        ``current`` is the value the caller just read fresh (read again when not given). With
+        ``expected_version`` the update fails unless the node still has that version; without
+        it, the version of ``current`` is used. Raises :class:`ShardMapConflict` on a race
         and :class:`ShardMapUnavailable` when ZooKeeper cannot be reached (fail closed).
         """
         client = self._require_client()
-        current = self.read_fresh()
+        current = self.read_fresh() if current is None else current
         version = current.version if expected_version is None else expected_version
         encoded = self._encode(change(current))
         try:
@@ -205,16 +209,18 @@ class WatchedDocument(Generic[T]):
     def update_or_create(self, change: Callable[[T], T], empty: T, attempts: int = 1) -> T:
         """:meth:`update`, creating the node with ``empty`` first if it does not exist yet;
         a race (:class:`ShardMapConflict`) is tried again, up to ``attempts`` tries in all."""
+        current: T | None
         try:
-            self.read_fresh()
+            current = self.read_fresh()
         except ShardMapUnavailable:
             self.create(empty)
+            current = None
         for _ in range(attempts - 1):
             try:
-                return self.update(change)
+                return self.update(change, current=current)
             except ShardMapConflict:
-                continue
-        return self.update(change)
+                current = None
+        return self.update(change, current=current)
 
     def read_fresh(self) -> T:
         """Read the node from ZooKeeper now (bypassing the cache)."""

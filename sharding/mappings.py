@@ -212,7 +212,7 @@ def page(table: MappingTable, from_id: int, limit: int = 50, after: str | None =
     _check_limit(limit)
     start = None if after is None else decode_cursor(after)
     if start is None and _cacheable(table, limit):
-        entries = _cached_head(table, from_id, _head_size())
+        entries = _heads(table, [from_id], _head_size(), None, True)[from_id]
     else:
         entries = _select_page(table, from_id, limit + 1, start)
     more = len(entries) > limit
@@ -234,25 +234,6 @@ def _cacheable(table: MappingTable, limit: int) -> bool:
     return table.cached and limit < _head_size()
 
 
-def _cached_head(table: MappingTable, from_id: int, head_size: int) -> list[Entry]:
-    cached, misses = cache.get_list_heads(table.name, [from_id])
-    if from_id not in cached:
-        entries = _select_page(table, from_id, head_size, None)
-        if _may_fill(table, from_id):
-            cache.put_list_heads(misses, table.name, {from_id: _pairs(entries)})
-        return entries
-    return [Entry(to_id, sequence) for to_id, sequence in cached[from_id]]
-
-
-def _may_fill(table: MappingTable, from_id: int) -> bool:
-    """Whether what was just read of a list may fill the cache (not read in a transaction)."""
-    return not in_transaction(_location(table, from_id)[0])
-
-
-def _pairs(entries: list[Entry]) -> cache.ListHead:
-    return [(entry.to_id, entry.sequence) for entry in entries]
-
-
 def _select_page(table: MappingTable, from_id: int, limit: int, start: Entry | None) -> list[Entry]:
     alias, name, _ = _location(table, from_id)
     sql = f"SELECT to_id, sequence FROM {name} WHERE from_id = %s"
@@ -272,28 +253,40 @@ def heads(table: MappingTable, from_ids: Iterable[int], limit: int,
     ``sequence <= at_or_before`` when given: the list cache first for first pages, then one
     query per host for the rest, whatever the number of lists."""
     _check_limit(limit)
+    if at_or_before is None and _cacheable(table, limit):
+        return {from_id: entries[:limit]
+                for from_id, entries in _heads(table, from_ids, _head_size(), None, True).items()}
+    return _heads(table, from_ids, limit, at_or_before, False)
+
+
+def _heads(table: MappingTable, from_ids: Iterable[int], size: int, at_or_before: int | None,
+           cached: bool) -> dict[int, list[Entry]]:
+    """The newest ``size`` entries of each list; with ``cached``, ``size`` is the cached head
+    size, the list cache is read first and the misses fill it (unless read in a
+    transaction)."""
     wanted = list(dict.fromkeys(from_ids))
     found: dict[int, list[Entry]] = {}
     misses = None
-    if at_or_before is None and _cacheable(table, limit):
-        cached, misses = cache.get_list_heads(table.name, wanted)
-        for from_id, head in cached.items():
-            found[from_id] = [Entry(to_id, sequence) for to_id, sequence in head[:limit]]
+    if cached:
+        heads_found, misses = cache.get_list_heads(table.name, wanted)
+        for from_id, head in heads_found.items():
+            found[from_id] = [Entry(to_id, sequence) for to_id, sequence in head]
     missing = [from_id for from_id in wanted if from_id not in found]
     fills: dict[int, cache.ListHead] = {}
     for alias, lists in by_host(table, missing).items():
-        sql, params = heads_sql(lists, limit if misses is None else _head_size(), at_or_before)
+        sql, params = heads_sql(lists, size, at_or_before)
         selected: dict[int, list[Entry]] = {}
         with cursor(alias) as c:
             c.execute(sql, params)
             for from_id, to_id, sequence in c.fetchall():
                 selected.setdefault(int(from_id), []).append(Entry(int(to_id), int(sequence)))
+        fill = misses is not None and not in_transaction(alias)
         for from_id, _ in lists:
             entries = sorted(selected.get(from_id, []),
                              key=lambda entry: (-entry.sequence, -entry.to_id))
-            if misses is not None and not in_transaction(alias):
-                fills[from_id] = _pairs(entries)
-            found[from_id] = entries[:limit]
+            if fill:
+                fills[from_id] = [(entry.to_id, entry.sequence) for entry in entries]
+            found[from_id] = entries
     if misses is not None:
         cache.put_list_heads(misses, table.name, fills)
     return found

@@ -36,9 +36,10 @@ def line_chart(title: str, x_labels: tuple[str, str], series: Sequence[Series],
     low, high = min([0.0, *values]), max([0.0, *values])
     if high == low:
         high = low + 1
-    height += LEGEND_ROW * max(0, math.ceil(len(series) / LEGEND_COLUMNS) - 1)
+    legend_rows = math.ceil(len(series) / LEGEND_COLUMNS)
+    height += LEGEND_ROW * max(0, legend_rows - 1)
     frame = _Frame(width, height, max((len(line.values) for line in series), default=1), low,
-                   high, math.ceil(len(series) / LEGEND_COLUMNS))
+                   high, legend_rows)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
              f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}" '
              f'font-family="sans-serif" font-size="10">',

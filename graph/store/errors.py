@@ -9,6 +9,9 @@ import redis.exceptions
 
 from graph.exceptions import GraphError, GraphFenced, GraphUnavailable
 
+FENCED_PREFIX = "GRAPHFENCED vshard is "
+"""How a write script refuses a fenced vshard; its fence's value follows."""
+
 DriverError = redis.exceptions.RedisError
 
 
@@ -33,7 +36,8 @@ def graph_error(instance: str, exc: redis.exceptions.RedisError) -> GraphError:
 def _response_error(instance: str, exc: redis.exceptions.ResponseError) -> GraphError:
     message = str(exc)
     if "GRAPHFENCED" in message:
-        return GraphFenced(f"Redis {instance}: {message}")
+        return GraphFenced(f"Redis {instance}: {message}",
+                           mark=message.partition(FENCED_PREFIX)[2] or None)
     if message.startswith(("LOADING", "MASTERDOWN", "NOREPLICAS")):
         return GraphUnavailable(f"Redis {instance} cannot serve: {message}")
     return GraphError(f"Redis {instance} rejected a command: {message}")

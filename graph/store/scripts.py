@@ -15,12 +15,14 @@ from typing import Any
 
 import redis
 
-PRELUDE = """
+from graph.store.errors import FENCED_PREFIX
+
+PRELUDE = f"""
 local mark = redis.call('GET', KEYS[1])
 if mark and string.sub(mark, 1, 7) ~= 'moving:' then
-  return redis.error_reply('GRAPHFENCED vshard is ' .. mark)
+  return redis.error_reply('{FENCED_PREFIX}' .. mark)
 end
-local function decr(key)
+""" + """local function decr(key)
   if redis.call('DECR', key) <= 0 then redis.call('DEL', key) end
 end
 local function implicit(key, score, member)

@@ -101,7 +101,7 @@ def apply_step(step: Step) -> None:
 
 
 def _reconciling(exc: GraphUnavailable) -> bool:
-    return isinstance(exc, GraphFenced) and str(exc).endswith(f"vshard is {RECONCILING}")
+    return isinstance(exc, GraphFenced) and exc.mark == RECONCILING
 
 
 def _apply_once(step: Step) -> None:

@@ -16,7 +16,6 @@ from events.status import backlog
 from feed import observe
 from feed import tasks as feed_tasks
 from feed.deadletters import DeadLetter, QueueDepth, dead_letters
-from feed.deadletters import queue_depths as depths_of
 from feed.selectors import feed_head
 from feed.speculative import answers
 from feed.store.pools import CLUSTERS, Cluster, address
@@ -42,7 +41,7 @@ class ClusterHealth:
 
 def queue_depths() -> list[QueueDepth]:
     """Ready, delayed and dead messages of every queue."""
-    return depths_of(feed_tasks.every_queue())
+    return feed_tasks.every_queue_depth()
 
 
 def cluster_health(cluster: Cluster) -> ClusterHealth:

@@ -9,7 +9,7 @@ from django.core.management.base import CommandError, CommandParser
 
 from feed import observe, pulled, rebuild, selectors, setup, sources, tasks
 from feed.conf import pull_above
-from feed.deadletters import dead_letters, queue_depths
+from feed.deadletters import dead_letters
 from feed.exceptions import FeedError, FeedUnavailable
 from feed.schema import Entry
 from feed.store.pools import CLUSTERS
@@ -139,7 +139,7 @@ class Command(SubcommandCommand):
     def handle_lag(self, minutes: int, json: bool = False, **_: Any) -> None:
         if not 1 <= minutes <= MAX_LAG_MINUTES:
             raise CommandError(f"--minutes must be from 1 to {MAX_LAG_MINUTES}")
-        observe.sample_depths(lambda: queue_depths(tasks.every_queue()))
+        observe.sample_depths(tasks.every_queue_depth)
         figures = observe.figures(minutes)
         if json:
             self.print_json(figures)
