@@ -5,8 +5,10 @@ follower follow, with the *follow time* as cell timestamp. An unfollow deletes t
 board the follower no longer follows with the *unfollow time* as delete timestamp. So when the
 queue delivers a follow after the unfollow that undid it, the follow's cells sit below the
 unfollow's delete markers and stay hidden; and each side re-checks the graph when it runs, so
-the outcome does not depend on the order in which the messages arrive. (The graph announces a
-change once its Redis shows it, so the re-check never sees the state from before the change.)
+the outcome does not depend on the order in which the messages arrive. The re-check reads the
+edge log, not Redis: the log commits a change (with its event) before Redis takes it, so the
+re-check never sees the state from before the change, even when the Redis write failed or a
+promoted replica has not been reconciled yet.
 
 >>> follow("primary", alice, "user", bob, action_time_us)
 True    # due for a trim
@@ -26,7 +28,7 @@ from sharding.mappings import now_sequence
 def follow(cluster: Cluster, follower_id: int, target_kind: str, target_id: int,
            action_time_us: int) -> bool:
     """Backfill the followee's newest pins; True if the feed is now due for a trim."""
-    boards = sources.boards_followed_among(follower_id, _boards(target_kind, target_id))
+    boards = sources.boards_followed_by_log(follower_id, _boards(target_kind, target_id))
     count = backfill_pins()
     entries: list[Entry] = []
     horizons: list[bytes] = []
@@ -48,7 +50,7 @@ def unfollow(cluster: Cluster, follower_id: int, target_kind: str, target_id: in
     the feed may now be short of its cap and needs a rebuild. A followee without boards (a
     deleted account's) still has its deleted pins swept."""
     boards = _boards(target_kind, target_id)
-    gone = set(boards) - sources.boards_followed_among(follower_id, boards)
+    gone = set(boards) - sources.boards_followed_by_log(follower_id, boards)
     if boards and not gone:
         return False
     marked = {entry for board in gone for entry in sources.board_entries(board, cap() + slack())}

@@ -75,6 +75,19 @@ def boards_followed_among(user_id: int, board_ids: Iterable[int]) -> set[int]:
     return followed
 
 
+def boards_followed_by_log(user_id: int, board_ids: Iterable[int]) -> set[int]:
+    """Those of ``board_ids`` that the edge log says the user follows now: what a follow or an
+    unfollow acts on, so that a change the log committed reaches the feed even when the
+    graph's Redis did not take it (a failed write, a promoted replica behind the log)."""
+    wanted = list(dict.fromkeys(board_ids))
+    size = int(graph_settings.MAX_BATCH)
+    followed: set[int] = set()
+    for start in range(0, len(wanted), size):
+        followed.update(selectors.which_boards_followed_in_log(user_id,
+                                                               wanted[start:start + size]))
+    return followed
+
+
 def boards_of(user_id: int) -> list[int]:
     """Every board of a user, newest first."""
     return [entry.to_id for entry in mappings.iterate(USER_HAS_BOARDS, user_id)]

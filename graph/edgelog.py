@@ -181,6 +181,31 @@ def _of_owner(table: MappingTable, follower: int, owner: int) -> dict[int, int]:
     return {board: time_us for board, time_us in rows.items() if owners.get(board) == owner}
 
 
+def boards_followed(follower: int, owners: dict[int, int]) -> set[int]:
+    """Those of the boards in ``owners`` (``board → owner``) that the log says ``follower``
+    follows: explicitly, or through their owner without an unfollow mark. One query on the
+    follower's shard, whatever Redis holds: what the log committed is the truth even while the
+    graph's Redis is behind it (a write that failed, a promoted replica not yet reconciled)."""
+    if not owners:
+        return set()
+    shard = shard_of(follower)
+    schema = schema_name(shard)
+    boards, users = sorted(owners), sorted(set(owners.values()))
+    parts, params = [], []
+    for tag, table, targets in ((1, USER_FOLLOWS_BOARD, boards),
+                                (2, USER_UNFOLLOWS_BOARD, boards),
+                                (3, USER_FOLLOWS_USER, users)):
+        marks = ",".join(["%s"] * len(targets))
+        parts.append(f"SELECT {tag}, to_id FROM {schema}.{table.name} "
+                     f"WHERE from_id = %s AND to_id IN ({marks})")
+        params += [follower, *targets]
+    with cursor(alias_for_shard(shard)) as c:
+        c.execute(" UNION ALL ".join(parts), params)
+        found = {(int(tag), int(target)) for tag, target in c.fetchall()}
+    return {board for board, owner in owners.items()
+            if (1, board) in found or ((3, owner) in found and (2, board) not in found)}
+
+
 def rows_of_follower(table: MappingTable, follower: int) -> list[Row]:
     """Every row of one follower in ``table``."""
     return [(follower, entry.to_id, entry.sequence)

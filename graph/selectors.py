@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from graph import lookup
+from graph import edgelog, lookup
 from graph.conf import graph_settings
 from graph.exceptions import InvalidGraphInput
 from graph.keys import (
@@ -118,6 +118,19 @@ def which_boards_followed(follower_id: int | str, board_ids: Sequence[int | str]
     return [board for board, mine, owner, unfollow
             in zip(boards, explicit, owner_scores, unfollowed, strict=True)
             if mine or (owner is not None and not unfollow)]
+
+
+def which_boards_followed_in_log(follower_id: int | str,
+                                 board_ids: Sequence[int | str]) -> list[int]:
+    """The boards among ``board_ids`` that the follower follows by the edge log, in input
+    order (boards that no longer exist are not followed). One query on the follower's shard
+    after the owner lookup; for work that must act on what was committed, even while Redis
+    is behind the log (the feed applying a follow or an unfollow)."""
+    follower = lookup.user_id(follower_id)
+    boards = list(dict.fromkeys(lookup.board_ids(board_ids)))
+    owners = lookup.board_owners(boards, strict=False) if boards else {}
+    followed = edgelog.boards_followed(follower, owners)
+    return [board for board in boards if board in followed]
 
 
 def board_followers_among(board_id: int | str, user_ids: Sequence[int | str]) -> list[int]:

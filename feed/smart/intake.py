@@ -207,7 +207,7 @@ def _purge_unfollowed(user_id: int, kind: Affinity, target_id: int) -> int:
     """After an unfollow: a board's pins, or a pinner's pins on boards no longer followed."""
     if kind == "b":
         return purge(user_id, ("following", "repins"), lambda pin: pin.board_id == target_id)
-    still = sources.boards_followed_among(user_id, sources.boards_of(target_id))
+    still = sources.boards_followed_by_log(user_id, sources.boards_of(target_id))
     return purge(user_id, ("following", "repins"),
                  lambda pin: pin.pinner_id == target_id and pin.board_id not in still)
 
