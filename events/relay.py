@@ -23,7 +23,7 @@ from typing import Any
 from django.db import connections
 from dramatiq import Message
 
-from events import registry
+from events import journal, registry
 from events.conf import events_settings, hold
 from sharding import outbox
 from sharding.exceptions import ShardingError
@@ -32,7 +32,6 @@ from sharding.topology import current_map
 from toolkit.queue import BROKER_ERRORS, send_all
 
 log = logging.getLogger("pinsite.events")
-HOUR_US = 3600 * 1_000_000
 
 
 @dataclass
@@ -115,7 +114,7 @@ class Relay:
         if time.monotonic() - self._purged_at.get(alias, 0.0) < interval:
             return
         self._purged_at[alias] = time.monotonic()
-        before = now_sequence() - events_settings.RETENTION_HOURS * HOUR_US
+        before = journal.kept_since()
         while outbox.purge(alias, before, events_settings.PURGE_CHUNK) == \
                 events_settings.PURGE_CHUNK:
             pass

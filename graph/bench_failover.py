@@ -8,8 +8,13 @@ map of its own that puts every vshard on the pair (a fresh ZooKeeper root), an o
 at its defaults and a writer process that follows without pause and prints the time of each
 acknowledged follow. Once the writer is going, the master gets SIGKILL; the figure is the time
 from the kill to the first follow acknowledged after it, which lands on the replica Sentinel
-promoted once the orchestrator has switched the map and reconciled it from the edge log. The
-floor beside it is Sentinel's detection alone (``DOWN_AFTER_MS``).
+promoted once the orchestrator has switched the map and reconciled it from the edge log's
+tail since the replica's stamp (the writer starts once a stamp has reached the replica). The
+floor beside it is Sentinel's detection alone (``DOWN_AFTER_MS``). Beside each figure: the
+reconcile's own seconds and what it read, from the orchestrator's history; after the first
+run, the seconds of ``graph rebuild --all`` on the promoted instance, the whole-log reconcile
+that a promotion without a stamp does. The edge log's size is reported, and
+``--edge-log-rows`` first grows it (:mod:`graph.bench_edgelog`).
 
 Loopback only; each run takes about 15 s and removes its pair, sentinels, processes and
 ZooKeeper root. The bench pinners it follows between stay; their follows went to the edge log
@@ -19,9 +24,13 @@ own graph are rebuilt from the log.
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -29,10 +38,18 @@ from typing import Any
 
 import redis
 
-from graph import repair
+from graph import bench_edgelog, repair
+from graph.keys import STAMP
 from graph.vshards import vshard_of
 from pins.actions import create_pinner
-from sharding.bench_failover import GOAL_SECONDS, manage, seconds_to_next_write, start, stop
+from sharding.bench_failover import (
+    GOAL_SECONDS,
+    REPO,
+    manage,
+    seconds_to_next_write,
+    start,
+    stop,
+)
 from sharding.coordination import zookeeper
 from toolkit.bench import free_loopback_ports
 from toolkit.waiting import until
@@ -42,31 +59,50 @@ INTERVAL = 1.0
 WRITERS_USERS = 8
 
 
-def run(runs: int = 5, progress: Callable[[str], object] = lambda _: None) -> dict[str, Any]:
+def run(runs: int = 5, progress: Callable[[str], object] = lambda _: None,
+        edge_log_rows: int | None = None) -> dict[str, Any]:
     """Kill a graph master ``runs`` times (a new pair each time); the seconds until the next
-    acknowledged follow."""
+    acknowledged follow. With ``edge_log_rows``, the edge log is first grown to that size
+    (:func:`graph.bench_edgelog.grow`)."""
     from devstack.sentinel import DOWN_AFTER_MS
 
+    log_rows = (bench_edgelog.grow(edge_log_rows, progress=progress) if edge_log_rows
+                else bench_edgelog.row_count())
+    progress(f"edge log: {log_rows} rows\n")
     tag = uuid.uuid4().hex[:6]
     users = [create_pinner(f"failover{tag}{n}", None).user_id for n in range(WRITERS_USERS)]
-    figures = []
+    figures, reconciles, whole = [], [], None
     try:
         for number in range(1, runs + 1):
-            seconds = _one_run(users)
-            progress(f"run {number}: first follow {seconds:.2f}s after the SIGKILL\n")
+            seconds, reconcile, rebuilt = _one_run(users, rebuild_whole=number == 1)
+            whole = whole if rebuilt is None else rebuilt
+            progress(f"run {number}: first follow {seconds:.2f}s after the SIGKILL; reconcile "
+                     f"{reconcile.get('seconds')}s ({reconcile.get('detail')})\n")
             figures.append(seconds)
+            reconciles.append(reconcile)
     finally:
         repair.rebuild({vshard_of(user) for user in users})
     median = statistics.median(figures)
-    return {"runs": runs, "seconds_to_first_write": [round(f, 2) for f in figures],
+    reconcile_seconds = [float(r["seconds"]) for r in reconciles if "seconds" in r]
+    return {"runs": runs, "edge_log_rows": log_rows,
+            "seconds_to_first_write": [round(f, 2) for f in figures],
             "median_seconds": round(median, 2),
+            "reconcile_seconds": reconcile_seconds,
+            "median_reconcile_seconds": round(statistics.median(reconcile_seconds), 2)
+            if reconcile_seconds else None,
+            "reconciled": [r.get("detail", "") for r in reconciles],
+            "whole_log_rebuild_seconds": None if whole is None else round(whole, 2),
             "detection_floor_seconds": DOWN_AFTER_MS / 1000,
             "sentinel": {"sentinels": 3, "quorum": 2, "down_after_ms": DOWN_AFTER_MS},
             "orchestrator": {"interval_seconds": INTERVAL},
             "goal_seconds": GOAL_SECONDS, "goal_met": median < GOAL_SECONDS}
 
 
-def _one_run(users: list[int]) -> float:
+def _one_run(users: list[int], rebuild_whole: bool = False,
+             ) -> tuple[float, dict[str, Any], float | None]:
+    """One kill: the seconds to the next follow, the orchestrator's promotion entry and, with
+    ``rebuild_whole``, the seconds a rebuild of every vshard from the whole log then takes on
+    the promoted instance (what each promotion cost before it replayed only the tail)."""
     from devstack.pairs import destroy
     from devstack.redis import Redis
     from devstack.sentinel import Sentinel
@@ -101,14 +137,53 @@ def _one_run(users: list[int]) -> float:
             processes.append(start(environment, [
                 "manage.py", "orchestrator", "run", "--interval", str(INTERVAL)],
                 root / "orchestrator.log"))
+            _wait_for_stamp(replica)
             writer = start(environment, ["-m", "sharding.bench_writer", "--follow",
                                          ",".join(map(str, users))], None)
             processes.append(writer)
-            return seconds_to_next_write(writer, master)
+            seconds = seconds_to_next_write(writer, master)
+            promotion = _graph_promotion(environment)
+            stop(processes)
+            processes = []
+            return seconds, promotion, _rebuild_all(environment) if rebuild_whole else None
         finally:
             stop(processes)
             destroy(*sentinels, master, replica)
             zookeeper.require().delete(zk_root, recursive=True)
+
+
+def _wait_for_stamp(replica: Any, timeout: float = 30.0) -> None:
+    """Until the orchestrator's stamp has reached the replica (as it does every round)."""
+    def stamped() -> bool:
+        with redis.Redis(host=replica.host, port=replica.port) as client:
+            return client.exists(STAMP) == 1
+
+    if not until(stamped, timeout, every=0.1):
+        raise RuntimeError(f"no orchestrator stamp reached the replica within {timeout:.0f}s")
+
+
+def _rebuild_all(environment: dict[str, str]) -> float:
+    """Seconds that ``graph rebuild --all`` takes on the pair (the whole log read, compared,
+    and every missing key written)."""
+    started = time.monotonic()
+    subprocess.run([sys.executable, "manage.py", "graph", "rebuild", "--all", "--quiet"],
+                   cwd=REPO, env=environment, check=True, capture_output=True, timeout=1800)
+    return time.monotonic() - started
+
+
+def _graph_promotion(environment: dict[str, str]) -> dict[str, Any]:
+    """The orchestrator's history entry of the graph promotion (seconds, what it reconciled),
+    waited for up to the orchestrator's next rounds."""
+    def found() -> dict[str, Any] | None:
+        result = subprocess.run([sys.executable, "manage.py", "orchestrator", "history",
+                                 "--json"], cwd=REPO, env=environment, capture_output=True,
+                                text=True, timeout=60, check=True)
+        return next((entry for entry in json.loads(result.stdout)
+                     if entry.get("store") == "graph" and entry.get("kind") == "promoted"),
+                    None)
+
+    until(lambda: found() is not None, 10.0, every=0.5)
+    return found() or {}
 
 
 def _wait_until_watched(sentinels: list[Any], timeout: float = 30.0) -> None:

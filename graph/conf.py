@@ -23,7 +23,9 @@ DEFAULTS: dict[str, Any] = {
     "WRITE_ATTEMPTS": 6,
     "RETRY_DELAY": 0.05,
     "RETRY_MAX_DELAY": 1.0,
-    "LOCK_SECONDS": 10,
+    # How long a write waits for the follower's lock (below the MySQL read timeout, 5 s: the
+    # wait is a statement on the follower's shard host).
+    "LOCK_SECONDS": 4,
     "MAX_BATCH": 100,
     "PAGE_SIZE": 50,
     "MAX_PAGE": 1000,
@@ -33,9 +35,14 @@ DEFAULTS: dict[str, Any] = {
     # The promoted instance's vshards stay fenced while they are rebuilt from the edge log,
     # at most this long (the fence expires if the promotion dies half-way).
     "RECONCILE_FENCE_SECONDS": 60,
+    # The reconcile reads the edge log's changes since the promoted replica's stamp (the
+    # orchestrator writes one on every master each round) less this margin, which covers a
+    # write whose Redis step ran well after its log commit (retries, fence waits) and clock
+    # differences between hosts. Without a stamp, it reads the whole log of those vshards.
+    "RECONCILE_TAIL_MARGIN_SECONDS": 60,
     # A write refused by that fence waits for it this long before its refusals count against
     # WRITE_ATTEMPTS (below LOCK_SECONDS: the follow holds its lock meanwhile).
-    "RECONCILE_WAIT_SECONDS": 5,
+    "RECONCILE_WAIT_SECONDS": 3,
 }
 
 graph_settings = Settings("PINSITE_GRAPH", DEFAULTS)

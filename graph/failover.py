@@ -7,9 +7,15 @@ changes by compare-and-set; running processes switch through their watch (and wr
 fail re-read the map at once).
 
 Every promotion ends by reconciling the promoted instance with the edge log: its vshards
-are fenced (``reconciling``) before the map switches, rebuilt from the log
-(:func:`graph.repair.rebuild`, only the vshards it now serves), and opened. Writes the dead
-master acknowledged but never replicated come back this way. Writers meanwhile are refused
+are fenced (``reconciling``) before the map switches, reconciled, and opened. A replica can be
+missing only what its master did after the last stamp it holds (:func:`stamp_masters`, run by
+the orchestrator every round on every master; the stamp replicates in order with the data),
+and the writes whose Redis step failed meanwhile: so the reconcile replays the followers of
+the follow events the outbox recorded since that stamp, less a margin
+(:func:`graph.repair.rebuild_followers`), and its cost follows the outage, not the graph.
+Without a stamp it rebuilds the vshards it now serves from the whole log
+(:func:`graph.repair.rebuild`). Writes the dead master acknowledged but never replicated
+come back either way. Writers meanwhile are refused
 by the fence and wait for it (up to ``RECONCILE_WAIT_SECONDS``, then ``WRITE_ATTEMPTS`` more
 tries); one that gives up first has its change in the log, where ``graph verify`` finds it.
 
@@ -28,15 +34,18 @@ from __future__ import annotations
 import socket
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from graph import repair, topology
+from events import journal
+from graph import repair, tail, topology
 from graph.conf import graph_settings
 from graph.exceptions import GraphError, PromotionError, VShardMapConflict, VShardMapError
-from graph.keys import RECONCILING
+from graph.keys import RECONCILING, STAMP
 from graph.store import admin, sentinel
 from graph.vshardmap import VShardMap
+from sharding.mappings import now_sequence
 from toolkit.waiting import until
 
 SENTINEL = "Redis Sentinel"
@@ -54,6 +63,8 @@ class PromotionReport:
     keys_reconciled: int
     reconcile_seconds: float
     by: str = "graph promote"
+    reconciled: str = ""
+    """What the reconcile read: the tail's followers, or whole vshards."""
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
@@ -74,10 +85,12 @@ def promote(instance: str, wait_seconds: float | None = None) -> PromotionReport
     if group is not None:
         return _promote_through_sentinel(group, before, old, replica, wait)
     reachable = admin.ping(old)
+    paused_at = now_sequence()
     caught_up = _drain(old, replica, wait) if reachable else False
     admin.promote_replica(replica)
     return _take_over(before, old, replica, reachable, caught_up,
-                      after_switch=(lambda: _demote(old, replica)) if reachable else None)
+                      after_switch=(lambda: _demote(old, replica)) if reachable else None,
+                      holds_all_before=paused_at if caught_up else None)
 
 
 def _promote_through_sentinel(group: str, before: VShardMap, old: str, replica: str,
@@ -87,6 +100,7 @@ def _promote_through_sentinel(group: str, before: VShardMap, old: str, replica: 
     new one's replica and let it go (what Sentinel would do some seconds later)."""
     reachable = admin.ping(old)
     caught_up = False
+    paused_at = now_sequence()
     wanted = _resolved(topology.address_of(replica))
     if _sentinel_master(group) != wanted:  # else Sentinel promoted it already
         caught_up = _drain(old, replica, wait) if reachable else False
@@ -101,15 +115,19 @@ def _promote_through_sentinel(group: str, before: VShardMap, old: str, replica: 
                 admin.unpause(old)
             raise
     return _take_over(before, old, replica, reachable, caught_up, by=SENTINEL,
-                      after_switch=(lambda: _demote(old, replica)) if reachable else None)
+                      after_switch=(lambda: _demote(old, replica)) if reachable else None,
+                      holds_all_before=paused_at if caught_up else None)
 
 
 def _take_over(before: VShardMap, old: str, new: str, old_reachable: bool, caught_up: bool,
                after_switch: Callable[[], None] | None = None,
-               by: str = "graph promote") -> PromotionReport:
+               by: str = "graph promote", holds_all_before: int | None = None,
+               ) -> PromotionReport:
     """The promoted ``new`` takes ``old``'s vshards in the map: fenced first, the map switched
-    by compare-and-set, then rebuilt from the edge log and opened. Another process that took
-    the same switch over first leaves this one only the (idempotent) rebuild."""
+    by compare-and-set, then reconciled from the edge log (:func:`_reconcile`) and opened.
+    Another process that took the same switch over first leaves this one only the
+    (idempotent) reconcile. ``holds_all_before``: a time (µs) before which ``new`` is known
+    to hold every write (its old master's writes were drained into it from then)."""
     served = before.vshards_of(old)
     admin.set_fences(new, served, RECONCILING, float(graph_settings.RECONCILE_FENCE_SECONDS))
     try:
@@ -125,13 +143,53 @@ def _take_over(before: VShardMap, old: str, new: str, old_reachable: bool, caugh
             after_switch()
         topology.refresh()
         started = time.monotonic()
-        rebuilt = repair.rebuild(served)
+        rebuilt = _reconcile(new, served, holds_all_before)
         took = time.monotonic() - started
     finally:
         admin.clear_fences(new, served)
     return PromotionReport(old, new, len(served), old_reachable, caught_up,
                            old if old_reachable else None, after.version,
-                           rebuilt.keys_rewritten, round(took, 2), by)
+                           rebuilt.keys_rewritten, round(took, 2), by,
+                           rebuilt.verified.scope)
+
+
+def _reconcile(new: str, served: list[int], holds_all_before: int | None,
+               ) -> repair.RebuildReport:
+    """Restore what the promoted ``new`` can be missing of ``served``: the edge log's changes
+    since it is known to hold every write (its stamp, or the drain), less the margin; the
+    whole log of ``served`` when nothing says since when, or the outbox no longer keeps it."""
+    since = _missing_since(new, holds_all_before)
+    if since is None:
+        return repair.rebuild(served)
+    return repair.rebuild_followers(tail.changes_since(since, served), served)
+
+
+def _missing_since(instance: str, holds_all_before: int | None) -> int | None:
+    """From when on ``instance`` can be missing writes (µs, the margin taken off), or None."""
+    known = [] if holds_all_before is None else [holds_all_before]
+    with suppress(GraphError):
+        stamp = admin.read_stamp(instance, STAMP)
+        known += [] if stamp is None else [stamp]
+    if not known:
+        return None
+    since = max(known) - int(float(graph_settings.RECONCILE_TAIL_MARGIN_SECONDS) * 1_000_000)
+    return since if journal.covers(since) else None
+
+
+def stamp_masters() -> list[dict[str, Any]]:
+    """Write the time on every graph master (the orchestrator does, every round): the stamp
+    replicates in order with the data, so a promoted replica's stamp says from when on it can
+    be missing writes. Masters that do not answer are skipped, and so is a stack without a
+    vshard map. Records no history."""
+    try:
+        masters = topology.current_map().masters()
+    except GraphError:
+        return []
+    now = now_sequence()
+    for instance in masters:
+        with suppress(GraphError):
+            admin.write_stamp(instance, STAMP, now)
+    return []
 
 
 def follow_sentinel() -> list[dict[str, Any]]:
@@ -163,7 +221,8 @@ def follow_sentinel() -> list[dict[str, Any]]:
                            "keys_reconciled": report.keys_reconciled,
                            "map_version": report.map_version,
                            "seconds": report.reconcile_seconds,
-                           "detail": "promoted by Redis Sentinel; reconciled from the edge log"})
+                           "detail": "promoted by Redis Sentinel; reconciled from the edge "
+                                     f"log ({report.reconciled})"})
             current = topology.read_fresh()
         current = _tend_replicas(state, master, current, index, events)
     return events

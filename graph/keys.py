@@ -39,6 +39,11 @@ FENCE = "mv"
 USER_KINDS = (FOLLOWING, IMPLICIT_FOLLOWING, FOLLOWERS, IMPLICIT_FOLLOWERS, BOARDS_FOLLOWED,
               BOARDS_UNFOLLOWED)
 BOARD_KINDS = (BOARD_FOLLOWERS, BOARD_UNFOLLOWERS, BOARD_OVERLAP)
+FOLLOWER_SIDE_KINDS = (FOLLOWING, IMPLICIT_FOLLOWING, BOARDS_FOLLOWED, BOARDS_UNFOLLOWED)
+"""A user's keys that their own edge-log rows decide alone."""
+STAMP = "graph:stamp"
+"""A plain key each master carries outside the vshards' keys: when the orchestrator last
+wrote to it (µs). A replica holds every write its master made before the stamp it shows."""
 
 KeyType = Literal["zset", "set", "hash", "count"]
 Value = dict[int, int] | set[int] | int

@@ -45,10 +45,15 @@ def rows_for_vshards(vshards: Collection[int] | None) -> LogRows:
     return rows
 
 
+def rows_of(user: int) -> LogRows:
+    """The user's own rows (the follower's side), from the user's shard alone."""
+    return LogRows(**{name: set(rows_of_follower(table, user))
+                      for name, table in TABLES.items()})
+
+
 def rows_for_user(user: int, boards: Sequence[int]) -> LogRows:
     """The user's own rows and every row pointing at the user or one of ``boards``."""
-    rows = LogRows(**{name: set(rows_of_follower(table, user))
-                      for name, table in TABLES.items()})
+    rows = rows_of(user)
     targets = [user, *boards]
     marks = ",".join(["%s"] * len(targets))
     rows.update(_rows(open_shards(), f"to_id IN ({marks})", targets))

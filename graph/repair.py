@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from graph import keys, lookup, projection, topology
+from graph import keys, logscan, lookup, projection, topology
 from graph.differences import (
     Difference,
     VerifyReport,
@@ -34,7 +34,10 @@ from graph.logscan import boards_of, rows_for_user, rows_for_vshards
 from graph.projection import LogRows
 from graph.store import admin
 from graph.vshardmap import VShardMap
+from graph.vshards import vshard_of
 
+Target = tuple[str, int]
+"""A follow target: ``("user", user_id)`` or ``("board", board_id)``."""
 Progress = Callable[[int, int], None]
 """``progress(keys_done_now, keys_in_total)``."""
 REWRITE_BATCH = 200
@@ -103,6 +106,36 @@ def rebuild_user(user_id: int | str, progress: Progress | None = None) -> Rebuil
     return RebuildReport(report, rewritten, fixed, recounted)
 
 
+def rebuild_followers(changes: dict[int, set[Target]], vshards: Collection[int],
+                      progress: Progress | None = None) -> RebuildReport:
+    """Restore, from the log, what the (fenced) ``vshards`` can be missing of the followers
+    in ``changes`` (``follower → the targets it changed``): a promotion's reconcile of the
+    edge log's tail. Each follower's own keys are rewritten where they live on ``vshards``;
+    its entries in others' keys (those it follows or followed, and its changes' targets) are
+    set member by member where the key or the follower lives on ``vshards``; the overlaps of
+    the boards touched are recounted. Keys elsewhere, whose writers are not fenced, stay."""
+    served = set(vshards)
+    differences: list[Difference] = []
+    rows = checked = rewritten = fixed = recounted = 0
+    for follower, targets in sorted(changes.items()):
+        state = _follower_state(follower, targets)
+        home = vshard_of(follower) in served
+        whole = [d for d in compare(state.expected, state.actual) if home]
+        members = [d for d in state.members if home or keys.vshard_of_key(d.key) in served]
+        rewritten += _rewrite([d.key for d in whole], state.expected, None)
+        fixed += _fix_members(follower, replace(state, members=members))
+        recounted += _recount_overlaps({board for board in _counterpart_boards(follower, state)
+                                        if home or vshard_of(board) in served}, state.owners)
+        differences += whole + members
+        rows += state.rows.total()
+        checked += len(state.expected) + len(state.member_values)
+        if progress is not None:
+            progress(1, len(changes))
+    scope = f"{len(changes)} followers of {_describe(served)}" if served else "nothing"
+    return RebuildReport(VerifyReport(scope, rows, checked, 0, differences), rewritten, fixed,
+                         recounted)
+
+
 def _vshard_state(vshards: Collection[int] | None) -> _State:
     wanted = None if vshards is None else set(vshards)
     rows = rows_for_vshards(wanted)
@@ -148,6 +181,37 @@ def _user_state(user: int) -> _State:
                if (d := member_difference(name, user, member_value(mine.get(name), user),
                                           values[(name, user)])) is not None]
     return _State(f"user {user}", rows, owners, expected, actual, members, values)
+
+
+def _follower_state(user: int, targets: Collection[Target] = ()) -> _State:
+    """The user's follower side only: their own keys and their entries in the keys of what
+    they follow, followed, or name in ``targets``; read from their own log rows (no scan of
+    other shards)."""
+    rows = logscan.rows_of(user)
+    boards = {target for kind, target in targets if kind == "board"}
+    owners = lookup.board_owners(rows.boards() | boards, strict=False)
+    mine = projection.project(rows, owners)
+    owned = [keys.user_key(user, kind) for kind in keys.FOLLOWER_SIDE_KINDS]
+    expected = {name: mine[name] for name in owned if name in mine}
+    actual = _read_by_home(owned)
+    named = {name for kind, target in targets
+             for name in _target_keys(kind, target, owners.get(target))}
+    others = sorted(set(_counterpart_keys(user, mine, actual, owners, set(owned))) | named)
+    values = _read_members_by_home([(name, user) for name in others])
+    members = [d for name in others
+               if (d := member_difference(name, user, member_value(mine.get(name), user),
+                                          values[(name, user)])) is not None]
+    return _State(f"follower {user}", rows, owners, expected, actual, members, values)
+
+
+def _target_keys(kind: str, target: int, owner: int | None) -> list[str]:
+    """The keys of a follow target that can hold an entry for one of its followers."""
+    if kind == "user":
+        return [keys.user_key(target, keys.FOLLOWERS),
+                keys.user_key(target, keys.IMPLICIT_FOLLOWERS)]
+    found = [keys.board_key(target, keys.BOARD_FOLLOWERS),
+             keys.board_key(target, keys.BOARD_UNFOLLOWERS)]
+    return found + ([] if owner is None else [keys.user_key(owner, keys.IMPLICIT_FOLLOWERS)])
 
 
 def _rows_from(rows: LogRows, user: int) -> LogRows:

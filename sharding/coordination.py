@@ -89,6 +89,9 @@ class ZooKeeper:
             wait = sharding_settings.ZK_CONNECT_TIMEOUT if timeout is None else timeout
             if not self._connected.wait(wait) and timeout is None:
                 self._gave_up = True
+                log.warning("ZooKeeper at %s not reached within %gs; reads use their "
+                            "last-known-good copies until it is", sharding_settings.ZK_HOSTS,
+                            wait)
         return client if client.state == KazooState.CONNECTED else None
 
     def stop(self) -> None:

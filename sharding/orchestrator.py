@@ -14,7 +14,10 @@ code of ``shards promote``: fence the old master if it answers, let the replica 
 relay log, open it, and switch the map by compare-and-set. A second orchestrator acting on
 the same failure loses the compare-and-set, and the old master is no longer in the map. Every
 promotion, and every refusal that is worth an operator's eye, goes to the history
-(``orchestrator history``, the admin's shard page).
+(``orchestrator history``, the admin's shard page). After every round the leader records
+what it saw (``orchestrator status``): who leads, how many rounds it has run, when the last
+one ended, the masters failing their probes and what went wrong in that round. A quiet
+history with rounds going on is how "nothing needed doing" looks.
 
 A deposed master that answers again is set read-only at once. Writes it had in flight when
 it was replaced are not acknowledged to their clients (:func:`sharding.hosts.atomic`).
@@ -41,6 +44,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kazoo.exceptions import BadVersionError, KazooException, NoNodeError
+from kazoo.handlers.threading import KazooTimeoutError
 
 from sharding import failover, replication
 from sharding.coordination import root_path, zookeeper
@@ -52,6 +56,7 @@ log = logging.getLogger("pinsite.orchestrator")
 
 ELECTION = "orchestrator/election"
 HISTORY = "orchestrator/history"
+STATUS = "orchestrator/status"
 KEPT = 200  # history entries kept
 
 
@@ -63,17 +68,21 @@ class Orchestrator:
     failures: int = 3
     misses: dict[str, int] = field(default_factory=dict)
     followers: list[Callable[[], list[dict[str, Any]]]] = field(default_factory=list)
+    rounds: int = 0
+    errors: list[str] = field(default_factory=list)  # what went wrong in the last round
 
     def check_once(self) -> list[dict[str, Any]]:
         """One round over every master of the map, then each follower; returns the events
         it recorded."""
+        self.errors = []
         events = self._check_shard_masters()
         for follow in self.followers:
             try:
                 followed = follow()
             except Exception as exc:  # one engine's trouble must not stop the others' rounds
-                log.warning("orchestrator: %s failed: %s", getattr(follow, "__name__", follow),
-                            exc)
+                name = getattr(follow, "__name__", str(follow))
+                log.warning("orchestrator: %s failed: %s", name, exc)
+                self.errors.append(f"{name}: {exc}")
                 continue
             for event in followed:
                 log.warning("%s: %s %s%s", event.get("store"), event["kind"], event["master"],
@@ -167,12 +176,7 @@ def run(orchestrator: Orchestrator, stop: threading.Event) -> None:
     def lead() -> None:
         log.warning("orchestrator %s leads", identifier)
         while not stop.is_set():
-            try:
-                orchestrator.check_once()
-            except (ShardingError, ShardMapUnavailable) as exc:
-                log.warning("orchestrator round failed: %s", exc)
-            except Exception:  # one bad round must not end the leader's watch
-                log.exception("orchestrator round failed")
+            run_round(orchestrator, identifier)
             stop.wait(orchestrator.interval)
 
     watcher = threading.Thread(target=lambda: (stop.wait(), election.cancel()), daemon=True)
@@ -183,6 +187,50 @@ def run(orchestrator: Orchestrator, stop: threading.Event) -> None:
         except KazooException as exc:  # the session went (ZooKeeper down): stand again
             log.warning("orchestrator %s lost ZooKeeper (%r); standing again", identifier, exc)
             stop.wait(orchestrator.interval)
+
+
+def run_round(orchestrator: Orchestrator, leader: str) -> None:
+    """One round of the leader, then its record in the status node; a failing round is
+    logged and recorded, never raised (one bad round must not end the leader's watch)."""
+    try:
+        orchestrator.check_once()
+    except (ShardingError, ShardMapUnavailable) as exc:
+        log.warning("orchestrator round failed: %s", exc)
+        orchestrator.errors.append(f"round failed: {exc}")
+    except Exception as exc:
+        log.exception("orchestrator round failed")
+        orchestrator.errors.append(f"round failed: {exc!r}")
+    orchestrator.rounds += 1
+    try:
+        record_round(orchestrator, leader)
+    except (KazooException, KazooTimeoutError, ShardMapUnavailable) as exc:
+        log.warning("orchestrator round %d not recorded: %s", orchestrator.rounds, exc)
+
+
+def record_round(orchestrator: Orchestrator, leader: str) -> None:
+    """Write the leader's latest round to the status node (one small write per round)."""
+    client = zookeeper.require()
+    path = root_path(STATUS)
+    client.ensure_path(path)
+    client.set(path, json.dumps({
+        "leader": leader, "rounds": orchestrator.rounds, "time": round(time.time(), 3),
+        "failing": dict(orchestrator.misses), "failures": orchestrator.failures,
+        "errors": list(orchestrator.errors)}).encode())
+
+
+def status() -> dict[str, Any]:
+    """The last recorded round (``leader``, ``rounds``: how many that leader has run,
+    ``time``, ``failing``: failed probes in a row by master, ``failures``, ``errors``) and
+    ``contenders``: the orchestrators running now, the leader first. ``rounds`` is None
+    before any leader finished a round."""
+    client = zookeeper.require()
+    try:
+        raw, _ = client.get(root_path(STATUS))
+    except NoNodeError:
+        raw = b""
+    latest: dict[str, Any] = json.loads(raw) if raw else {"leader": None, "rounds": None}
+    contenders = client.Election(root_path(ELECTION)).contenders()
+    return {**latest, "contenders": contenders}
 
 
 def record(event: dict[str, Any]) -> None:

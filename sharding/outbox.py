@@ -34,8 +34,10 @@ STATEMENTS = [
     payload JSON NOT NULL,
     created_us BIGINT NOT NULL,
     sent_us BIGINT NULL,
-    KEY by_sent (sent_us, id)
+    KEY by_sent (sent_us, id),
+    KEY by_created (created_us)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4""",
+    f"CREATE INDEX IF NOT EXISTS by_created ON {TABLE} (created_us)",
 ]
 
 
@@ -82,6 +84,17 @@ def unsent(alias: str, limit: int, created_before_us: int, after_id: int = 0) ->
         c.execute(f"SELECT id, shard, name, payload, created_us FROM {TABLE} "
                   "WHERE sent_us IS NULL AND id > %s AND created_us < %s ORDER BY id LIMIT %s",
                   [after_id, created_before_us, limit])
+        return [Row(int(i), int(s), n, json.loads(p), int(t)) for i, s, n, p, t in c.fetchall()]
+
+
+def recorded_since(alias: str, name: str, since_us: int, after_id: int, limit: int,
+                   ) -> list[Row]:
+    """Rows of event ``name`` written at or after ``since_us``, sent or not (while the relay
+    keeps them), by ID after ``after_id``, at most ``limit``."""
+    with cursor(alias) as c:
+        c.execute(f"SELECT id, shard, name, payload, created_us FROM {TABLE} "
+                  "WHERE created_us >= %s AND name = %s AND id > %s ORDER BY id LIMIT %s",
+                  [since_us, name, after_id, limit])
         return [Row(int(i), int(s), n, json.loads(p), int(t)) for i, s, n, p, t in c.fetchall()]
 
 

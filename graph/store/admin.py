@@ -219,6 +219,19 @@ def clear_fences(instance: str, vshards: Iterable[int]) -> None:
     delete_keys(instance, names)
 
 
+def write_stamp(instance: str, name: str, value: int) -> None:
+    """Set the plain key ``name`` to ``value`` (a time stamp that replicates with the data)."""
+    with translated(instance):
+        client(instance).set(name, value)
+
+
+def read_stamp(instance: str, name: str) -> int | None:
+    """The value of the plain key ``name``, or None when it is not set."""
+    with translated(instance):
+        found: Any = client(instance).get(name)
+    return None if found is None else int(found)
+
+
 def migrate(source: str, target: tuple[str, int], key_names: Sequence[str],
             timeout_ms: int = 10_000) -> None:
     """Copy keys to ``target`` with ``MIGRATE ... COPY REPLACE`` (atomic on the source)."""

@@ -65,5 +65,5 @@ def _report(instance: str) -> str:
         old = "now replicates it (its replica had not caught up in time)"
     return (f"Promoted {report.new_master} in place of {report.old_master} for "
             f"{report.vshards} vshards (map version {report.map_version}); old master {old}; "
-            f"{report.keys_reconciled} keys rewritten from the edge log in "
-            f"{report.reconcile_seconds:.2f}s.")
+            f"{report.keys_reconciled} keys rewritten from the edge log ({report.reconciled}) "
+            f"in {report.reconcile_seconds:.2f}s.")

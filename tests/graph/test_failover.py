@@ -1,10 +1,11 @@
 """Failover on a throwaway Redis pair: follows keep coming while the master is SIGKILLed,
-``graph promote`` switches the map, and after reconciliation ``graph verify --all`` finds
-nothing missing: no acknowledged follow is lost.
+``graph promote`` switches the map, and after reconciliation nothing acknowledged is missing.
 
-The pair and its vshard map (under a ZooKeeper root of its own) exist only for this test;
-the edge log is the shared one, so reconciling copies the whole log into the new master, and
-the shared graph is reconciled for the writer's users afterwards.
+The pair and its vshard map (under a ZooKeeper root of its own) exist only for these tests;
+the edge log is the shared one. Without a stamp, reconciling copies the whole log into the
+new master (``graph verify --all`` is then clean); with the orchestrator stamping the
+masters, it replays only the followers changed since the replica's stamp, and the writer's
+users verify clean one by one. The shared graph is reconciled for them afterwards.
 """
 
 from __future__ import annotations
@@ -22,16 +23,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import redis
 
 from devstack.pairs import destroy
 from devstack.redis import Redis
 from devstack.service import MASTER, REPLICA
 from graph import repair
 from graph.conf import graph_settings
+from graph.keys import STAMP
 from graph.tables import USER_FOLLOWS_USER
 from graph.vshards import vshard_of
 from sharding import mappings
 from tests.graph.helpers import new_user
+from tests.polling import wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 MASTER_NAME, REPLICA_NAME = "redisf1a", "redisf1b"
@@ -162,3 +166,45 @@ def _the_old_master_comes_back_as_the_new_masters_replica(pair: Pair) -> None:
                                                                         MASTER_NAME)}
     assert shown["instances"][MASTER_NAME]["role"] == "slave"
 
+
+def _stamp(service: Redis) -> int | None:
+    with redis.Redis(host="127.0.0.1", port=service.port, socket_timeout=2) as client:
+        found = client.get(STAMP)
+    return None if found is None else int(found)
+
+
+@pytest.mark.slow
+def test_a_promotion_replays_the_log_since_the_replicas_stamp_not_the_whole_log(
+        pair: Pair, users: list[int], tmp_path: Path) -> None:
+    _manage(pair.environment, "shards", "init", "--quiet")
+    _manage(pair.environment, "graph", "init")
+    with open(tmp_path / "orchestrator.log", "w") as log:
+        orchestrator = subprocess.Popen(
+            [sys.executable, "manage.py", "orchestrator", "run", "--interval", "0.2",
+             "--failures", "100000"], cwd=REPO, env=pair.environment, stdout=log, stderr=log)
+    try:
+        assert wait_until(lambda: _stamp(pair.replica) is not None, timeout=60)
+        writer = Writer(pair.environment, users)
+        writer.wait_for(lambda: len(writer.acknowledged) >= 150)
+        pair.replica.kill(signal.SIGSTOP)  # from here on neither follows nor stamps reach it
+        unreplicated = len(writer.acknowledged)
+        writer.wait_for(lambda: len(writer.acknowledged) >= unreplicated + 20)
+        pair.master.kill(signal.SIGKILL)
+        pair.replica.kill(signal.SIGCONT)
+        writer.wait_for(lambda: writer.errors, timeout=20)
+    finally:
+        orchestrator.terminate()
+        orchestrator.wait(timeout=30)
+
+    promoted = json.loads(_manage(pair.environment, "graph", "promote", MASTER_NAME, "--json"))
+
+    # the writer's followers (and whoever else followed since the stamp), not the whole log
+    followers, _, scope = promoted["reconciled"].partition(" followers of ")
+    assert scope and int(followers) > 0, promoted["reconciled"]
+    assert promoted["keys_reconciled"] > 0  # the acknowledged follows the replica never got
+    assert writer.process.wait(timeout=90) == 0, "the writer did not recover"
+    assert all(mappings.contains(USER_FOLLOWS_USER, a, b) for a, b in writer.acknowledged)
+    for user in users:
+        report = json.loads(_manage(pair.environment, "graph", "verify", "--user", str(user),
+                                    "--json"))
+        assert report["difference_count"] == 0, report["differences"][:5]

@@ -172,8 +172,8 @@ class Command(SubcommandCommand):
             f"promoted {report.new_master} in place of {report.old_master} for "
             f"{report.vshards} vshards (map version {report.map_version}); old master "
             f"{'now replicates it' if report.old_master_reachable else 'unreachable'}; "
-            f"{report.keys_reconciled} keys rewritten from the edge log in "
-            f"{report.reconcile_seconds:.2f}s")
+            f"{report.keys_reconciled} keys rewritten from the edge log ({report.reconciled}) "
+            f"in {report.reconcile_seconds:.2f}s")
 
     def _print_report(self, report: VerifyReport) -> None:
         self.stdout.write(f"{report.scope}: {report.log_rows} log rows, {report.keys_checked} "

@@ -70,6 +70,9 @@ class Command(SubcommandCommand):
                                                                    "pair each (default 5)")
         failover.add_argument("--store", choices=["mysql", "redis", "both"], default="both",
                               help="which masters to kill (default both)")
+        failover.add_argument("--edge-log-rows", type=int, default=None, metavar="ROWS",
+                              help="first grow the graph's edge log to ROWS rows with follows "
+                                   "among bench pinners (they stay, like demo data)")
         splitting = self.add_subparser(subparsers, parent, "split",
                                        "split a throwaway shard host under a writer: the "
                                        "fence and the writer's longest pause", json_output=True)
@@ -161,19 +164,22 @@ class Command(SubcommandCommand):
         self.report(figures, json)
 
     def handle_failover(self, runs: int, store: str = "both", json: bool = False,
-                        **_: Any) -> None:
+                        edge_log_rows: int | None = None, **_: Any) -> None:
         from graph import bench_failover as graph_bench
         from sharding import bench_failover as shard_bench
 
         require_counts(("--runs", runs))
         if runs > 20:
             raise CommandError("--runs must be at most 20")
+        if edge_log_rows is not None and not 0 < edge_log_rows <= 20_000_000:
+            raise CommandError("--edge-log-rows must be between 1 and 20000000")
         progress = (lambda _: None) if json else self.stderr.write
         figures = {}
         if store in ("mysql", "both"):
             figures["mysql"] = shard_bench.run(runs=runs, progress=progress)
         if store in ("redis", "both"):
-            figures["redis"] = graph_bench.run(runs=runs, progress=progress)
+            figures["redis"] = graph_bench.run(runs=runs, progress=progress,
+                                               edge_log_rows=edge_log_rows)
         self.report(figures, json)
 
     def handle_split(self, runs: int, shards: int, rows: int, json: bool = False,

@@ -1,10 +1,11 @@
-"""``manage.py orchestrator run|history``: automatic failover of the shard masters, and the
+"""``manage.py orchestrator run|status|history``: automatic failover of the shard masters, and the
 graph's Redis pairs followed through Redis Sentinel (when sentinels are configured)."""
 
 from __future__ import annotations
 
 import signal
 import threading
+from datetime import UTC, datetime
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
@@ -28,6 +29,9 @@ class Command(SubcommandCommand):
         run.add_argument("--failures", type=int, default=3,
                          help="failed probes in a row before a master counts as dead "
                               "(default 3)")
+        self.add_subparser(subparsers, parent, "status",
+                           "the running orchestrators and the leader's last round",
+                           json_output=True)
         self.add_subparser(subparsers, parent, "history",
                            "the promotions and fences carried out, oldest first",
                            json_output=True)
@@ -39,14 +43,32 @@ class Command(SubcommandCommand):
         stop = threading.Event()
         for number in (signal.SIGTERM, signal.SIGINT):
             signal.signal(number, lambda *_: stop.set())
-        followers = ([graph_failover.follow_sentinel] if graph_failover.watched_by_sentinel()
-                     else [])
+        watching = graph_failover.watched_by_sentinel()
+        followers = [graph_failover.stamp_masters,
+                     *([graph_failover.follow_sentinel] if watching else [])]
         self.stdout.write(f"orchestrator: probing every {interval:g}s, failing over after "
                           f"{failures} failed probes in a row"
-                          + ("; following Redis Sentinel for the graph" if followers else ""))
+                          + ("; following Redis Sentinel for the graph" if watching else ""))
         self.stdout.flush()  # before the long run, also when stdout is a file
         orchestrator.run(orchestrator.Orchestrator(interval, failures, followers=followers),
                          stop)
+
+    def handle_status(self, json: bool = False, **_: Any) -> None:
+        status = orchestrator.status()
+        if json:
+            self.print_json(status)
+            return
+        self.stdout.write(f"running: {', '.join(status['contenders']) or 'none'}")
+        if status["rounds"] is None:
+            self.stdout.write("no round recorded yet")
+            return
+        when = datetime.fromtimestamp(float(status["time"]), UTC).strftime("%Y-%m-%d %H:%M:%S")
+        self.stdout.write(f"leader {status['leader']}: {status['rounds']} rounds, the last "
+                          f"ended {when} UTC")
+        for master, count in sorted(status["failing"].items()):
+            self.stdout.write(f"failing: {master} ({count} of {status['failures']} probes)")
+        for error in status["errors"]:
+            self.stdout.write(f"error in the last round: {error}")
 
     def handle_history(self, json: bool = False, **_: Any) -> None:
         if json:

@@ -1,0 +1,40 @@
+"""The outbox read as a journal: every event of a kind recorded since a moment, sent or not,
+on every shard master, for as long as the relay keeps sent rows (``RETENTION_HOURS``).
+
+A store that can lose its recent writes (a promoted Redis replica) asks it what changed since
+the last moment it is known to hold, instead of reading everything again.
+
+>>> [row.payload["follower_id"] for row in recorded_since("follow_changed", since_us)]
+[1153, 2305]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from events.conf import events_settings
+from sharding import outbox
+from sharding.mappings import now_sequence
+from sharding.topology import current_map
+
+BATCH = 1000
+HOUR_US = 3600 * 1_000_000
+
+
+def kept_since() -> int:
+    """Sent rows older than this (µs) are purged: ``RETENTION_HOURS`` ago."""
+    return now_sequence() - int(events_settings.RETENTION_HOURS) * HOUR_US
+
+
+def covers(since_us: int) -> bool:
+    """Whether every event recorded since ``since_us`` is still kept."""
+    return since_us > kept_since()
+
+
+def recorded_since(name: str, since_us: int) -> Iterator[outbox.Row]:
+    """Every event ``name`` recorded at or after ``since_us``, host by host, oldest first."""
+    for alias in current_map().masters():
+        after = 0
+        while rows := outbox.recorded_since(alias, name, since_us, after, BATCH):
+            yield from rows
+            after = rows[-1].id
