@@ -182,7 +182,9 @@ class MariaDB(Service):
             "binlog_expire_logs_seconds": "259200", "max_binlog_size": "64M",
             "slave_net_timeout": str(self.net_timeout),
             "rpl_semi_sync_master_wait_point": "AFTER_SYNC",
-            "rpl_semi_sync_master_timeout": "10000",
+            # Under the application's MySQL read timeout: a commit waiting for a lost replica
+            # falls back to asynchronous before its client gives up on it.
+            "rpl_semi_sync_master_timeout": "3000",
         }
         if self.role == MASTER and not self.without_replica:
             settings["rpl_semi_sync_master_enabled"] = "ON"

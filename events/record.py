@@ -25,7 +25,7 @@ from django.db import connections
 from events import marker, registry
 from events.conf import events_settings, hold
 from sharding import outbox
-from sharding.hosts import after_commit, alias_for_shard
+from sharding.hosts import after_commit, transaction_alias
 from sharding.mappings import now_sequence
 from toolkit.queue import BROKER_ERRORS, send_all
 
@@ -46,11 +46,13 @@ class Event:
 
 
 def record(shard: int, name: str, *, publish_on_commit: bool = True, **payload: Any) -> Event:
-    """Write event ``name`` into the outbox of ``shard``'s host, in the open transaction."""
-    alias = alias_for_shard(shard)
-    connection = connections[alias]
-    if not connection.in_atomic_block:
-        raise RuntimeError(f"event {name} must be recorded inside the transaction on {alias}")
+    """Write event ``name`` into the outbox of ``shard``'s host, in the open transaction: the
+    one :func:`sharding.hosts.atomic` opened for ``shard``, on the host it pinned, even if the
+    shard map moved the shard meanwhile (that transaction's commit then fails)."""
+    alias = transaction_alias(shard)
+    if alias is None:
+        raise RuntimeError(f"event {name} must be recorded inside a transaction on shard "
+                           f"{shard} (sharding.hosts.atomic)")
     row_id = None if _without_outbox() else outbox.insert(alias, shard, name, payload,
                                                           now_sequence())
     event = Event(alias, row_id, shard, name, payload)

@@ -35,11 +35,22 @@ def schema_name(shard: int) -> str:
 def alias_for_shard(shard: int, shard_map: ShardMap | None = None) -> str:
     """The Django alias of the master that serves ``shard`` now (in ``shard_map``). A shard
     whose range is fenced (moving to another host) is waited for, up to ``FENCE_WAIT_SECONDS``,
-    then it is served by whichever host the map names."""
+    then it is served by whichever host the map names.
+
+    Inside this thread's transaction on a host (:func:`atomic`), a shard that host served when
+    the transaction first used it keeps that host until the transaction ends, whatever the map
+    says meanwhile: its statements join the transaction, and the commit checks that the host
+    still serves it."""
+    pinned = _open.pinned.get(shard)
+    if shard_map is None and pinned is not None and _serving(pinned) is not None:
+        return pinned
     found = (shard_map or current_map()).range_for(shard)
     if found.fenced:
         found = _after_fence(shard)
-    return require_alias(found.master)
+    alias = require_alias(found.master)
+    if shard_map is None and _serving(alias) is not None:
+        _pin(shard, alias)
+    return alias
 
 
 def _after_fence(shard: int) -> ShardRange:
@@ -127,18 +138,99 @@ def _discard_broken(alias: str) -> None:
         connection.close()
 
 
+class _OpenTransactions(threading.local):
+    """This thread's transactions opened by :func:`atomic`: the host each shard they used is
+    pinned to, and the shards each host's transaction serves."""
+
+    def __init__(self) -> None:
+        self.pinned: dict[int, str] = {}
+        self.served: dict[str, set[int]] = {}
+
+
+_open = _OpenTransactions()
+
+
+def _serving(alias: str) -> set[int] | None:
+    """The shards of this thread's open transaction on ``alias`` (None: none is open; the
+    commit callbacks of one that ended run outside it)."""
+    served = _open.served.get(alias)
+    return served if served is not None and connections[alias].in_atomic_block else None
+
+
+def _pin(shard: int, alias: str) -> None:
+    _open.pinned[shard] = alias
+    _open.served.setdefault(alias, set()).add(shard)
+
+
+def _unpin(alias: str) -> None:
+    for shard in _open.served.pop(alias, ()):
+        if _open.pinned.get(shard) == alias:
+            del _open.pinned[shard]
+
+
+@contextmanager
+def _pinned(shard: int, alias: str) -> Iterator[set[int] | None]:
+    """Pin ``shard`` to ``alias`` while this thread's transaction there is open. Yields the
+    shards that transaction serves when this block opens it, None when it runs inside it."""
+    if _serving(alias) is not None:
+        _pin(shard, alias)
+        yield None
+        return
+    _unpin(alias)  # what an ended transaction left, if its commit callbacks run this block
+    _pin(shard, alias)
+    served = _open.served[alias]
+    try:
+        yield served
+    finally:
+        if _open.served.get(alias) is served:
+            _unpin(alias)
+
+
 @contextmanager
 def atomic(shard: int) -> Iterator[str]:
-    """A transaction on the master of ``shard``; yields its alias. If the shard moved to
-    another master while it ran, its commit raises (see :func:`_still_serving`)."""
+    """A transaction on the master of ``shard``; yields its alias.
+
+    Every use of ``shard`` (and of any other shard first used on this host) inside the block
+    goes to that alias, even if the shard map moves the shard meanwhile: nothing of the
+    transaction reaches another host. If the host no longer serves one of those shards when
+    the block ends (a promotion, a move), the transaction rolls back and
+    :class:`ShardUnavailable` is raised; if that happens while the commit is under way, the
+    commit is not acknowledged (see :func:`_still_serving`).
+
+    >>> with atomic(shard) as alias:
+    ...     objects.create(PIN, shard, data)   # on alias
+    """
     alias = alias_for_shard(shard)
-    try:
-        with transaction.atomic(using=alias):
-            yield alias
-    except DatabaseError as exc:
-        _discard_broken(alias)
-        raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc
-    if not connections[alias].in_atomic_block:  # the outermost block: it committed
+    with _pinned(shard, alias) as served:
+        try:
+            with transaction.atomic(using=alias):
+                yield alias
+                if served is not None:
+                    _require_serving_all(alias, served)  # before the commit: raising rolls back
+        except DatabaseError as exc:
+            _discard_broken(alias)
+            raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc
+        if served is not None and not connections[alias].in_atomic_block:  # it committed
+            _require_serving_all(alias, served)
+
+
+def transaction_alias(shard: int) -> str | None:
+    """The alias of this thread's open transaction that ``shard``'s writes belong to (the
+    host :func:`atomic` pinned it to), or ``None`` outside any transaction. Raises
+    :class:`ShardUnavailable` when this thread's transactions are all on other hosts than the
+    one serving ``shard`` now: it moved there before the transaction first used it."""
+    alias = alias_for_shard(shard)
+    if connections[alias].in_atomic_block:
+        return alias
+    if any(_serving(other) is not None for other in _open.served):
+        raise ShardUnavailable(f"shard {shard} is served by {alias} now, outside this write's "
+                               "transaction (it moved to another host): the write is not "
+                               "acknowledged; retry it")
+    return None
+
+
+def _require_serving_all(alias: str, shards: set[int]) -> None:
+    for shard in sorted(shards):
         _require_serving(alias, shard)
 
 

@@ -14,7 +14,6 @@ from django.conf import settings
 from devstack import Stack
 from pins.types import PIN
 from sharding import objects
-from sharding.conf import sharding_settings
 from sharding.coordination import WatchedDocument
 from sharding.exceptions import ShardMapConflict, ShardMapUnavailable, ShardUnavailable
 from sharding.hosts import alias_for_shard, atomic, cursor
@@ -111,7 +110,11 @@ def test_a_transaction_whose_master_was_replaced_meanwhile_is_not_acknowledged(
         with cursor(alias) as c:
             c.execute(f"INSERT INTO {TABLE} VALUES (1)")
         change_map(lambda m: m.promoted(master))  # a promotion while the write was in flight
-        assert _eventually(lambda: alias_for_shard(shard) != master)
+        assert _eventually(lambda: current_map().master_for(shard) != master)
+        assert alias_for_shard(shard) == master  # the transaction keeps its host
+    with cursor(master) as c:  # rolled back: nothing of it on the deposed master
+        c.execute(f"SELECT COUNT(*) FROM {TABLE} WHERE id = 1")
+        assert c.fetchone()[0] == 0
 
 
 def test_a_statement_whose_host_stopped_being_a_master_meanwhile_is_not_acknowledged(
@@ -174,21 +177,21 @@ def test_a_process_starting_while_zookeeper_is_down_uses_the_last_known_good_map
 
 
 COLD_START = """
-import json, time
-started = time.monotonic()
+import json
 from feed import pulled
 from graph.topology import current_map as vshard_map
 from sharding.registry import registry_document
 from sharding.topology import current_map
 read = {"shards": current_map().version, "vshards": vshard_map().version,
         "hosts": registry_document().get().version, "pulled": sorted(pulled.current())}
-print(json.dumps({**read, "seconds": time.monotonic() - started}))
+print(json.dumps(read))
 """
 
 
 def test_a_process_starting_while_zookeeper_is_down_waits_for_it_once_not_per_node() -> None:
     """Each watched node (shard map, host registry, vshard map, pulled boards) comes from its
-    last-known-good file; only the first read waits out the connect timeout."""
+    last-known-good file; only the first read waits out the connect timeout, as the process's
+    log says once."""
     from feed import pulled
     from graph.topology import current_map as vshard_map
     from sharding.registry import registry_document
@@ -202,8 +205,11 @@ def test_a_process_starting_while_zookeeper_is_down_waits_for_it_once_not_per_no
     assert result.returncode == 0, result.stderr
     read = json.loads(result.stdout.strip().splitlines()[-1])
     assert {key: read[key] for key in known} == known
-    timeout = float(sharding_settings.ZK_CONNECT_TIMEOUT)
-    assert timeout <= read["seconds"] < timeout + 2, read["seconds"]
+    waits = [line for line in result.stderr.splitlines() if "not reached within" in line]
+    fallbacks = [line for line in result.stderr.splitlines() if "last-known-good" in line
+                 and "using" in line]
+    assert len(waits) == 1, result.stderr
+    assert len(fallbacks) == len(known), result.stderr
 
 
 def test_threads_reading_a_new_document_at_once_all_wait_for_zookeeper(
