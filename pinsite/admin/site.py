@@ -3,7 +3,8 @@
 The project keeps Django's default site (``admin.site``, mounted at ``/admin/``); :func:`install`
 gives it the pages of :data:`PAGES` under ``/admin/operations/`` and an index that links them.
 Every page goes through ``site.admin_view``: staff only (others get the login page), CSRF on
-posts, never cached. Actions that change something take a superuser.
+posts, never cached. Actions that change something take a superuser. The login page's POSTs
+are credential attempts, limited as the web UI's (:mod:`pinsite.web.throttles`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, path
 
 from pinsite.admin import followers, lookup, queues, shards, smartfeed, vshards
+from pinsite.web.throttles import credential_limited
 
 View = Callable[..., HttpResponse]
 
@@ -41,6 +43,7 @@ PAGES: list[tuple[str, View, str]] = [
 def install(site: AdminSite) -> None:
     """Add the operators' pages to ``site`` and link them from its index."""
     site.index_template = "admin/pinsite/index.html"
+    site.login = credential_limited(site.login)  # type: ignore[method-assign,assignment]
     builtin = site.get_urls
 
     def get_urls() -> list[Any]:

@@ -2,8 +2,9 @@
 
 Cursors are the domain's opaque newest-first cursors, sealed (:mod:`pinsite.cursors`); a page
 size is 1..:data:`MAX_LIMIT` (default :data:`DEFAULT_LIMIT`). A cursor that is not one the API
-issued is a 400, and so is a page size out of range or an ``after`` parameter (the web UI's name
-for the cursor, which the API does not take).
+issued is a 400, and so is a page size out of range, a ``cursor`` or ``limit`` given more than
+once (``?limit=1&limit=2``), or an ``after`` parameter (the web UI's name for the cursor, which
+the API does not take).
 
 >>> query = page_query(request)
 >>> page = pins_of_board(board_id, limit=query.limit, after=query.cursor)
@@ -29,11 +30,19 @@ MAX_LIMIT = 100
 CURSOR_PATTERN = r"^[A-Za-z0-9_-]*$"
 
 
+def given_once(query: Any, name: str) -> None:
+    """A 400 naming ``name`` when the query string repeats it (rather than taking the last)."""
+    if hasattr(query, "getlist") and len(query.getlist(name)) > 1:
+        raise serializers.ValidationError({name: ["Give this parameter at most once."]})
+
+
 class QueryIntegerField(serializers.IntegerField):
-    """A query-string integer written in plain decimal digits (no sign, point or spaces);
-    given but empty is not valid (DRF's form handling would take it for absent)."""
+    """A query-string integer written in plain decimal digits (no sign, point or spaces),
+    given at most once; given but empty is not valid (DRF's form handling would take it for
+    absent)."""
 
     def get_value(self, dictionary: Any) -> Any:
+        given_once(dictionary, self.field_name)
         return dictionary.get(self.field_name, serializers.empty)
 
     def to_internal_value(self, data: Any) -> int:
@@ -64,6 +73,7 @@ def page_query(request: Request) -> PageQuery:
         raise serializers.ValidationError(
             {"after": ["Not a parameter of the API: pass the previous page's next_cursor "
                        "as cursor."]})
+    given_once(request.query_params, "cursor")
     checked = PageQuerySerializer(data=request.query_params)
     checked.is_valid(raise_exception=True)
     data = checked.validated_data

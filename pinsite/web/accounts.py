@@ -16,12 +16,14 @@ from pins.exceptions import InvalidContent
 from pinsite.web.acting import require_pinner
 from pinsite.web.errors import domain_errors
 from pinsite.web.forms import SignupForm, add_domain_error
+from pinsite.web.throttles import credential_limited
 
-login_view = LoginView.as_view(template_name="accounts/login.html",
-                               redirect_authenticated_user=True)
+login_view = credential_limited(LoginView.as_view(template_name="accounts/login.html",
+                                                  redirect_authenticated_user=True))
 logout_view = LogoutView.as_view(next_page="home")
 
 
+@credential_limited
 @domain_errors
 def signup(request: HttpRequest) -> HttpResponse:
     """Create a pinner and log them in."""

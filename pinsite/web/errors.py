@@ -23,13 +23,14 @@ from django.shortcuts import render
 from pins import exceptions as content
 from pinsite.cursors import InvalidCursor
 from pinsite.errors import STORE_INVALID, STORE_NOT_FOUND, UNAVAILABLE, Kinds
+from pinsite.web.paging import RepeatedParameter
 
 logger = logging.getLogger("pinsite.web")
 
 View = Callable[..., HttpResponse]
 
 NOT_FOUND: Kinds = (content.NotFound, *STORE_NOT_FOUND)
-BAD_REQUEST: Kinds = (content.InvalidContent, InvalidCursor, *STORE_INVALID)
+BAD_REQUEST: Kinds = (content.InvalidContent, InvalidCursor, RepeatedParameter, *STORE_INVALID)
 
 
 def domain_errors(view: View) -> View:

@@ -21,11 +21,21 @@ PEOPLE_PAGE = 30
 FRAGMENT = "fragment"
 
 
+class RepeatedParameter(ValueError):
+    """A paging parameter given more than once (``?after=a&after=b``): the 400 page."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"The page parameter “{name}” was given more than once.")
+
+
 def cursor_of(request: HttpRequest) -> str | None:
     """The domain cursor of the request's ``after`` (none for the first page); one the site
-    did not issue raises :class:`~pinsite.cursors.InvalidCursor` (the 400 page)."""
-    token = request.GET.get("after")
-    return unseal(token) if token else None
+    did not issue raises :class:`~pinsite.cursors.InvalidCursor`, a repeated one
+    :class:`RepeatedParameter` (both the 400 page)."""
+    tokens = request.GET.getlist("after")
+    if len(tokens) > 1:
+        raise RepeatedParameter("after")
+    return unseal(tokens[0]) if tokens and tokens[0] else None
 
 
 def more_url(request: HttpRequest, cursor: str | None) -> str | None:

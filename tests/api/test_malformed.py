@@ -210,3 +210,21 @@ def test_bad_token_is_401_even_where_reads_are_public(anonymous: APIClient) -> N
     response = anonymous.get("/api/v1/")
     assert response.status_code == 401
     assert error_of(response)["code"] == "authentication_failed"
+
+
+@pytest.mark.parametrize("query", ["limit=1&limit=2", "limit=5&limit=5", "cursor=&cursor=",
+                                   "limit=2&cursor=&limit=3"])
+def test_repeated_paging_parameters_are_400(query: str, alice: Caller) -> None:
+    board = new_board(alice)
+    name = query.split("=")[0]
+    for path in (f"boards/{board.id}/pins/", f"users/{alice.id}/followers/", "me/feed/"):
+        response = alice.client.get(f"/api/v1/{path}?{query}")
+        assert response.status_code == 400, (path, query)
+        assert error_of(response)["fields"][name] == ["Give this parameter at most once."]
+
+
+def test_a_repeated_limit_of_related_pins_is_400(alice: Caller) -> None:
+    pin = new_pin(alice, new_board(alice))
+    response = alice.client.get(f"/api/v1/pins/{pin.id}/related/?limit=1&limit=2")
+    assert response.status_code == 400
+    assert "limit" in error_of(response)["fields"]

@@ -1,12 +1,18 @@
-"""Write throttling: unsafe methods are limited per account, reads are not."""
+"""Throttling: unsafe methods are limited per account, reads are not; credential requests
+per address (as the trusted-proxy setting decides it) and per username, failing closed."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 from pytest_django import Settings
 from rest_framework.test import APIClient
 
-from tests.api.helpers import PASSWORD, Caller, error_of, unique_username
+from pinsite.serving.attempts import LimiterUnavailable
+from tests.api.helpers import PASSWORD, Caller, error_of, unique_address, unique_username
+
+CLOSED = "127.0.0.1:1"  # nothing listens on port 1
 
 
 @pytest.fixture
@@ -46,3 +52,77 @@ def test_credential_requests_are_throttled_per_address() -> None:
     client.post("/api/v1/auth/token/", attempt, format="json")
     response = client.post("/api/v1/auth/token/", attempt, format="json")
     assert response.status_code == 429
+
+
+@pytest.fixture
+def credential_rate(settings: Settings) -> int:
+    """The production credential rate (the test settings lift it)."""
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
+        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "credentials": "20/minute"}}
+    return 20
+
+
+def _wrong_password(client: APIClient, username: str | None = None, **headers: str) -> Any:
+    attempt = {"username": username or unique_username(), "password": "wrong-password"}
+    return client.post("/api/v1/auth/token/", attempt, format="json", **headers)
+
+
+def test_a_rotating_x_forwarded_for_still_meets_the_429(credential_rate: int) -> None:
+    client = APIClient(REMOTE_ADDR=unique_address())
+    statuses = [_wrong_password(client, HTTP_X_FORWARDED_FOR=unique_address()).status_code
+                for _ in range(credential_rate + 10)]
+    assert statuses == [401] * credential_rate + [429] * 10
+    response = _wrong_password(client, HTTP_X_FORWARDED_FOR=unique_address())
+    assert error_of(response)["code"] == "throttled"
+    assert 0 < int(response["Retry-After"]) <= 60
+
+
+def test_with_one_trusted_proxy_the_right_most_address_is_counted(
+        credential_rate: int, settings: Settings) -> None:
+    settings.PINSITE_SERVING = {**settings.PINSITE_SERVING, "TRUSTED_PROXIES": 1}
+    proxy = APIClient(REMOTE_ADDR=unique_address())
+    client, neighbour = unique_address(), unique_address()
+    for _ in range(credential_rate):
+        forged = f"{unique_address()}, {client}"
+        assert _wrong_password(proxy, HTTP_X_FORWARDED_FOR=forged).status_code == 401
+    assert _wrong_password(proxy, HTTP_X_FORWARDED_FOR=f"{unique_address()}, "
+                                                       f"{client}").status_code == 429
+    assert _wrong_password(proxy, HTTP_X_FORWARDED_FOR=neighbour).status_code == 401
+
+
+def test_token_requests_are_limited_per_username_across_addresses(
+        credential_rate: int, alice: Caller) -> None:
+    def attempt(password: str) -> int:
+        client = APIClient(REMOTE_ADDR=unique_address())
+        return int(client.post("/api/v1/auth/token/",
+                               {"username": alice.username, "password": password},
+                               format="json").status_code)
+
+    assert [attempt("wrong-password") for _ in range(credential_rate)] == \
+        [401] * credential_rate
+    assert attempt("wrong-password") == 429
+    assert attempt(PASSWORD) == 429
+
+
+def test_sign_ups_are_limited_per_address(credential_rate: int) -> None:
+    client = APIClient(REMOTE_ADDR=unique_address())
+    statuses = [client.post("/api/v1/users/", {"username": unique_username(), "password": "x"},
+                            format="json").status_code for _ in range(credential_rate + 1)]
+    assert statuses == [400] * credential_rate + [429]
+
+
+def test_the_credential_throttle_fails_closed_without_its_cache(settings: Settings,
+                                                                 alice: Caller) -> None:
+    settings.CACHES = {**settings.CACHES, "throttles": {
+        **settings.CACHES["throttles"], "LOCATION": f"redis://{CLOSED}/0"}}
+    client = APIClient(REMOTE_ADDR=unique_address())
+    for path, body in (("/api/v1/auth/token/", {"username": alice.username,
+                                                "password": PASSWORD}),
+                       ("/api/v1/users/", {"username": unique_username(),
+                                           "password": PASSWORD})):
+        response = client.post(path, body, format="json")
+        assert response.status_code == 503, path
+        assert error_of(response) == {"code": "unavailable",
+                                      "detail": LimiterUnavailable.message}
+    assert alice.client.post("/api/v1/boards/", {"name": "Still"},
+                             format="json").status_code == 201

@@ -42,6 +42,16 @@ def test_a_bad_page_cursor_is_the_400_page(url: str, pinner: Pinner, login: Logi
     assert "not valid" in text(response) and "Traceback" not in text(response)
 
 
+@pytest.mark.parametrize("url", ["/following/?after=a&after=b", "/u/{name}/?after=&after=",
+                                 "/board/{board}/?after=x&after=x"])
+def test_a_repeated_page_cursor_is_the_400_page(url: str, pinner: Pinner,
+                                                login: Login) -> None:
+    board = new_board(pinner)
+    response = login(pinner).get(url.format(name=pinner.username, board=board.id))
+    assert response.status_code == 400
+    assert "was given more than once" in text(response)
+
+
 @pytest.mark.parametrize("error", [FeedUnavailable("hbase down"),
                                    ShardUnavailable("mysql001a down"),
                                    OperationalError("mysql000 down"),
