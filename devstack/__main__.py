@@ -92,7 +92,8 @@ def run(stack: Stack, args: argparse.Namespace) -> int:
     elif command == "kill":
         stack.kill(args.service, parse_signal(args.signal))
     elif command == "start":
-        stack.start(args.service)
+        done = stack.start(args.service)
+        print("\n".join([*stack.promotions_seen, f"profile {stack.profile.name}: {done}"]))
     elif command == "stop":
         stack.stop(args.service)
     elif command == "reclone":

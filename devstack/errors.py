@@ -24,5 +24,18 @@ class StartError(DevstackError):
         self.log_tail = log_tail
 
 
+class StopError(DevstackError):
+    """A stopped or killed service's process, or a port it listened on, outlived the deadline."""
+
+    def __init__(self, service: str, reason: str) -> None:
+        super().__init__(f"{service}: {reason}")
+        self.service = service
+        self.reason = reason
+
+
+class FencedError(DevstackError):
+    """A fenced old master was asked to start; the message says what to run instead."""
+
+
 class CommandFailed(DevstackError):
     """An external command (client, installer) exited with an error."""

@@ -55,9 +55,13 @@ def read_pid(pid_path: Path) -> int | None:
 
 
 def is_alive(pid: int, marker: str) -> bool:
-    """True if ``pid`` is a live (non-zombie) process whose command line contains ``marker``.
+    """True if ``pid`` is a live process whose command line contains ``marker``.
 
     A process in the middle of ``exec`` briefly shows an empty command line; it counts as alive.
+    So does a zombie main thread whose other threads still run: a killed multi-threaded server
+    (Redis, mariadbd) shows its main thread as a zombie while the rest of it is still exiting
+    and still holds its files and listening sockets. A zombie of another parent whose threads
+    have all exited holds nothing and counts as gone (its parent reaps it when it will).
     """
     _reap(pid)
     try:
@@ -66,8 +70,32 @@ def is_alive(pid: int, marker: str) -> bool:
             errors="replace")
     except OSError:
         return False
-    state = stat.rpartition(")")[2].split()[0]
-    return state not in ("Z", "X") and (marker in cmdline or not cmdline)
+    if _state(stat) in EXITED:
+        return _threads_running(pid)
+    return marker in cmdline or not cmdline
+
+
+EXITED = ("Z", "X")
+
+
+def _state(stat: str) -> str:
+    """The state letter of a ``/proc/<pid>/stat`` line (the command may hold spaces)."""
+    return stat.rpartition(")")[2].split()[0]
+
+
+def _threads_running(pid: int) -> bool:
+    """True if a thread of ``pid`` has not exited yet."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for task in tasks:
+        try:
+            if _state(Path(f"/proc/{pid}/task/{task}/stat").read_text()) not in EXITED:
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def live_pid(pid_path: Path, marker: str) -> int | None:

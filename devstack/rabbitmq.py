@@ -109,6 +109,10 @@ class RabbitMQ(Service):
     def log_files(self) -> list[Path]:
         return [self.log_dir / f"{self.nodename}.log", self.console_log]
 
+    def listen_addresses(self) -> list[tuple[str, int]]:
+        """AMQP on ``host``; Erlang distribution on loopback (see :meth:`environ`)."""
+        return [(self.host, self.port), ("127.0.0.1", self.dist_port)]
+
     def probe(self) -> bool:
         return health.amqp_greeting(self.host, self.port)
 

@@ -20,10 +20,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from devstack import health, process
-from devstack.errors import StartError
+from devstack.errors import StartError, StopError
 from devstack.profile import HOST
 
 SINGLE, MASTER, REPLICA, FENCED = "single", "master", "replica", "fenced"
+# How long ``kill`` waits for a SIGKILLed server to be gone and its ports to be free.
+KILL_WAIT_SECONDS = 10.0
 
 
 class Service:
@@ -125,6 +127,10 @@ class Service:
         """Logs whose tail explains a failed start."""
         return [self.console_log]
 
+    def listen_addresses(self) -> list[tuple[str, int]]:
+        """Every ``(host, port)`` the server listens on: free again once it has stopped."""
+        return [(self.host, self.port)]
+
     def pid(self) -> int | None:
         """The pid of the running server, or None (a stale pid file is removed)."""
         pid = process.live_pid(self.pid_file, self.marker)
@@ -183,22 +189,46 @@ class Service:
             time.sleep(0.1)
 
     def stop(self, timeout: float | None = None) -> bool:
-        """Stop the server (SIGTERM, then SIGKILL); True if it was running."""
+        """Stop the server (SIGTERM, then SIGKILL); True if it was running. Returns once the
+        process is gone and its ports are free (:class:`StopError` if not in time)."""
         pid = self.pid()
         if pid is not None:
             process.terminate(pid, self.marker, timeout or self.stop_timeout)
+            self.wait_stopped(pid, KILL_WAIT_SECONDS)
         self.pid_file.unlink(missing_ok=True)
         self.after_stop()
         return pid is not None
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
-        """Send ``sig`` to the server (its whole process group for SIGKILL), for failover tests."""
+        """Send ``sig`` to the server (its whole process group for SIGKILL), for failover tests.
+
+        After SIGKILL or SIGTERM it returns once the process is gone and its ports are free,
+        so that a ``start`` right after it finds the port unused (:class:`StopError` past
+        :data:`KILL_WAIT_SECONDS`, or ``stop_timeout`` for SIGTERM). Other signals (SIGSTOP,
+        SIGCONT, ...) return at once.
+        """
         pid = self.pid()
         if pid is None:
             return
         process.send_signal(pid, sig, group=sig == signal.SIGKILL)
         if sig == signal.SIGKILL:
-            process.wait_gone(pid, self.marker, 10.0)
+            self.wait_stopped(pid, KILL_WAIT_SECONDS)
+        elif sig == signal.SIGTERM:
+            self.wait_stopped(pid, self.stop_timeout)
+
+    def wait_stopped(self, pid: int, timeout: float) -> None:
+        """Wait until ``pid`` is gone (reaped, or no thread of it left) and nothing listens on
+        :meth:`listen_addresses`; :class:`StopError` after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        if not process.wait_gone(pid, self.marker, timeout):
+            raise StopError(self.name, f"pid {pid} still runs {timeout:.0f}s after it was "
+                            "signalled")
+        while busy := [f"{host}:{port}" for host, port in self.listen_addresses()
+                       if health.port_open(host, port, timeout=0.3)]:
+            if time.monotonic() >= deadline:
+                raise StopError(self.name, f"{', '.join(busy)} still in use {timeout:.0f}s after "
+                                f"pid {pid} exited: another process listens there")
+            time.sleep(process.POLL_SECONDS)
 
     def failure(self, reason: str, logs: list[Path] | None = None) -> StartError:
         """A :class:`StartError` carrying the tails of ``logs`` (default: ``log_files()``)."""

@@ -106,6 +106,16 @@ def extra_pair(kind: str, name: str) -> tuple[str, int, str, int]:
     return f"{name}a", base + 1, f"{name}b", base + 2
 
 
+def pair_partner(profile: Profile, name: str) -> str | None:
+    """The other server of the MariaDB or Redis pair ``name`` belongs to (None: no pair)."""
+    pairs = (*MYSQL_PAIRS, *REDIS_PAIRS, *extra_pairs(profile, "mysql"),
+             *extra_pairs(profile, "redis"))
+    for first, _, second, _ in pairs:
+        if name in (first, second):
+            return second if name == first else first
+    return None
+
+
 def record_extra_pair(profile: Profile, kind: str, name: str) -> bool:
     """Add ``name`` to the profile's added pairs; False when it was there already."""
     extra_pair(kind, name)

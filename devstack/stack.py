@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from devstack import process, roles
-from devstack.errors import DevstackError, StartError
+from devstack.errors import DevstackError, FencedError, StartError
 from devstack.mariadb import MariaDB
 from devstack.pairs import mysql_pair
 from devstack.profile import Profile, resolve_profile
@@ -27,8 +27,14 @@ from devstack.reclone import reclone
 from devstack.redis import Redis
 from devstack.schedule import run_ordered
 from devstack.sentinel import Sentinel
-from devstack.service import Service
-from devstack.services import build_services, record_extra_pair, sentinel_group, settings_env
+from devstack.service import FENCED, MASTER, REPLICA, Service
+from devstack.services import (
+    build_services,
+    pair_partner,
+    record_extra_pair,
+    sentinel_group,
+    settings_env,
+)
 
 
 class StackError(DevstackError):
@@ -133,11 +139,21 @@ class Stack:
                     sentinel.monitor(sentinel_group(master.name), master)
         return [master, replica]
 
-    def start(self, name: str) -> None:
-        """Start one service (not its dependencies), wait for health and bootstrap it."""
+    def start(self, name: str) -> str:
+        """Start one service (not its dependencies) in the role promotions left it, wait for
+        health and bootstrap it; returns one line saying what was done. A fenced old master
+        is not started: :class:`FencedError` says why and what to run instead."""
         service = self.service(name)
         with self.exclusive():
-            service.up()
+            self.follow_promotions()
+            if service.role == FENCED:
+                service.fence()
+                raise FencedError(self._fenced_text(service))
+            started = service.up()
+        role = {MASTER: " as a master", REPLICA: " as a replica"}.get(service.role, "")
+        if service.role == REPLICA and service.master is not None:
+            role = f" as {service.master.name}'s replica"
+        return f"started {name}{role}" if started else f"{name} already runs{role}"
 
     def stop(self, name: str) -> None:
         """Stop one service cleanly."""
@@ -188,6 +204,15 @@ class Stack:
         """Serialise commands that start or stop services of this profile across processes."""
         with process.exclusive(self.profile.var_dir / ".devstack.lock"):
             yield
+
+    def _fenced_text(self, service: Service) -> str:
+        name, partner = service.name, pair_partner(self.profile, service.name) or "NEW_MASTER"
+        state = "runs read-only" if service.is_running() else "was left stopped"
+        profile = "" if self.profile.name == "dev" else f" --profile {self.profile.name}"
+        return (f"{name} is an old master, fenced since {partner} was promoted in its place: "
+                f"its binlog may hold transactions {partner} never got, so it {state}. Rebuild "
+                f"it as {partner}'s replica with `python3 -m devstack{profile} reclone {name} "
+                f"{partner}`, then `manage.py shards attach-replica {partner} {name}`.")
 
     def _dependents(self, service: Service) -> list[Service]:
         return [other for other in self.services.values() if service in other.depends_on]

@@ -8,6 +8,7 @@ class PinsiteConfig(AppConfig):
     verbose_name = "pinsite"
 
     def ready(self) -> None:
+        from pinsite import checks  # noqa: F401  (registers the deployment checks)
         from toolkit import queue
 
         queue.configure_broker()

@@ -1,22 +1,29 @@
 """Production settings: ``pinsite.settings`` hardened for serving behind HTTPS.
 
 ``DJANGO_SETTINGS_MODULE=pinsite.production_settings`` with ``PINSITE_SECRET_KEY`` (required,
-at least 50 characters) and ``PINSITE_ALLOWED_HOSTS`` set; ``manage.py check --deploy`` passes
-without warnings. Behind a TLS-terminating proxy, set ``PINSITE_BEHIND_TLS_PROXY=1`` so the
-``X-Forwarded-Proto`` header it sets tells Django the request was secure.
+at least 50 characters), real credentials for MySQL and RabbitMQ (the development stack's are
+refused: :mod:`pinsite.credentials`) and ``PINSITE_ALLOWED_HOSTS`` set; ``manage.py check
+--deploy`` passes without warnings. Behind a TLS-terminating proxy, set
+``PINSITE_BEHIND_TLS_PROXY=1`` so the ``X-Forwarded-Proto`` header it sets tells Django the
+request was secure.
 """
 
 import os
+import sys
 
 from django.core.exceptions import ImproperlyConfigured
 
 from pinsite import env
+from pinsite.credentials import development_credentials
 from pinsite.settings import *  # noqa: F403
 
 SECRET_KEY = os.environ.get("PINSITE_SECRET_KEY", "")
-if len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5:
-    raise ImproperlyConfigured("PINSITE_SECRET_KEY must be set to a random secret of at least "
-                               "50 characters in production")
+_refused = [] if len(SECRET_KEY) >= 50 and len(set(SECRET_KEY)) >= 5 else [
+    "PINSITE_SECRET_KEY must be set to a random secret of at least 50 characters in production"]
+_refused += [credential.refusal for credential in development_credentials(sys.modules[__name__])
+             if credential.variable != "PINSITE_SECRET_KEY"]
+if _refused:
+    raise ImproperlyConfigured("production settings refuse to start:\n  " + "\n  ".join(_refused))
 
 DEBUG = False
 PINSITE_SERVE_MEDIA = env.flag("PINSITE_SERVE_MEDIA", False)

@@ -48,6 +48,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "pinsite.serving.metrics.RequestMetrics",
+    "pinsite.serving.bodies.BodyLimit",  # before anything reads a body (sessions, CSRF)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -78,12 +79,19 @@ TEMPLATES = [
 
 MYSQL_USER = env.text("PINSITE_MYSQL_USER", "pinsite")
 MYSQL_PASSWORD = env.text("PINSITE_MYSQL_PASSWORD", "pinsite")
-MYSQL_OPTIONS = {
+# A stopped or cut-off MySQL host fails the statement waiting on it within these (seconds),
+# and the server rolls back the transaction when the connection closes: no request holds a
+# thread until the host comes back (docs/configuration.md).
+MYSQL_OPTIONS: dict[str, Any] = {
     "charset": "utf8mb4",
     "connect_timeout": env.number("PINSITE_MYSQL_CONNECT_TIMEOUT", 2),
-    "read_timeout": env.number("PINSITE_MYSQL_READ_TIMEOUT", 30),
-    "write_timeout": env.number("PINSITE_MYSQL_WRITE_TIMEOUT", 30),
+    "read_timeout": env.number("PINSITE_MYSQL_READ_TIMEOUT", 5),
+    "write_timeout": env.number("PINSITE_MYSQL_WRITE_TIMEOUT", 5),
 }
+# MariaDB's own limit on one statement's run time (max_statement_time), 0 for none.
+MYSQL_STATEMENT_TIMEOUT = env.number("PINSITE_MYSQL_STATEMENT_TIMEOUT", 0)
+if MYSQL_STATEMENT_TIMEOUT:
+    MYSQL_OPTIONS["init_command"] = f"SET SESSION max_statement_time = {MYSQL_STATEMENT_TIMEOUT}"
 
 
 def _mysql(host: str, port: int, name: str = "") -> dict[str, Any]:
@@ -185,7 +193,7 @@ PINSITE_EVENTS = env.numbers("PINSITE_EVENTS_", [
 REDIS_CACHE = env.text("PINSITE_REDIS_CACHE", f"redis://{LOCAL}:{BASE + 379}")
 
 
-def _cache(db: int, prefix: str) -> dict[str, Any]:
+def _cache(db: int, prefix: str, ignore_errors: bool = True) -> dict[str, Any]:
     return {
         "BACKEND": "django_redis.cache.RedisCache",
         "LOCATION": env.redis_location(REDIS_CACHE, db),
@@ -195,7 +203,7 @@ def _cache(db: int, prefix: str) -> dict[str, Any]:
             "CLIENT_CLASS": "django_redis.client.DefaultClient",
             "SOCKET_CONNECT_TIMEOUT": 2,
             "SOCKET_TIMEOUT": 2,
-            "IGNORE_EXCEPTIONS": True,
+            "IGNORE_EXCEPTIONS": ignore_errors,
         },
     }
 
@@ -204,6 +212,8 @@ CACHES = {
     "default": _cache(0, "pinsite"),
     "objects": _cache(1, "obj"),
     "lists": _cache(2, "list"),
+    # Credential attempt counters: errors raise, so the limits fail closed (pinsite.serving).
+    "throttles": _cache(0, "throttle", ignore_errors=False),
 }
 DJANGO_REDIS_IGNORE_EXCEPTIONS = True
 DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
@@ -235,6 +245,16 @@ PINSITE_CONTENT = {
     "MAX_IMAGE_PIXELS": 40_000_000,
     "THUMBNAIL_WIDTH": 236,
     "PAGE_SIZE": 50,
+}
+
+# --- Serving: the client address behind reverse proxies (docs/deployment.md) ---------------
+
+PINSITE_SERVING = {
+    "TRUSTED_PROXIES": env.number("PINSITE_TRUSTED_PROXIES", 0),
+    # /metrics and /readyz: client networks allowed (loopback by default), an optional token
+    "STATUS_ALLOW": env.text("PINSITE_STATUS_ALLOW", "127.0.0.0/8,::1/128").split(","),
+    "STATUS_TOKEN": env.text("PINSITE_STATUS_TOKEN", env.text("PINSITE_METRICS_TOKEN", "")),
+    "READY_CACHE_SECONDS": float(env.text("PINSITE_READY_CACHE_SECONDS", "1")),
 }
 
 REST_FRAMEWORK = {

@@ -3,8 +3,13 @@
 ``/healthz`` says the process is alive and serving (it asks no store). ``/readyz`` asks every
 store this process needs, in parallel, each within a short timeout, and answers 503 when one
 the site cannot serve without is unreachable: Django's own MySQL, a shard master, a graph
-Redis master, the queue, or both feed clusters. The standby feed cluster alone, or the smart
-feed's pools, being down degrade the site without stopping it: they are reported, still 200.
+Redis master, the queue, ZooKeeper (without a session the process routes by maps it cannot
+see change), or both feed clusters. The standby feed cluster alone, or the smart feed's
+pools, being down degrade the site without stopping it: they are reported, still 200.
+
+``/readyz`` answers only the networks (and token) of :mod:`pinsite.serving.access`, and one
+probe answers for ``PINSITE_SERVING["READY_CACHE_SECONDS"]``: however many requests arrive,
+each process probes the stores at most once per interval.
 
 >>> GET /readyz
 {"ready": true, "checks": {"mysql:default": {"ok": true, "ms": 0.4}, ...}}
@@ -13,6 +18,7 @@ feed's pools, being down degrade the site without stopping it: they are reported
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -30,10 +36,15 @@ from django.views.decorators.http import require_GET
 from feed.store import pools as hbase
 from graph import topology as graph_topology
 from graph.store.connections import client as redis_client
+from pinsite.serving.access import status_endpoint
+from pinsite.serving.conf import serving_settings
+from sharding.coordination import zookeeper
+from sharding.exceptions import ShardMapUnavailable
 from sharding.hosts import require_alias
 from sharding.topology import current_map
 
 TIMEOUT_SECONDS = 2.0
+ZOOKEEPER_WAIT_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -50,10 +61,55 @@ def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"status": "ok", "pid": os.getpid()})
 
 
+@dataclass(frozen=True)
+class Readiness:
+    """One probe's answer: whether the process can serve, and each check's result."""
+
+    ready: bool
+    checks: dict[str, dict[str, Any]]
+
+
+class ProbeCache:
+    """The last readiness answer of this process, reused while younger than ``max_age``
+    seconds; callers arriving while a probe runs wait for it instead of probing again.
+
+    >>> readiness.answer(max_age=1.0).ready
+    True
+    """
+
+    def __init__(self, probe: Callable[[], Readiness]) -> None:
+        self._probe = probe
+        self._lock = threading.Lock()
+        self._answer: Readiness | None = None
+        self._taken = 0.0
+        self.probes = 0  # how many probes ran (tests, and a sign of the cache working)
+
+    def answer(self, max_age: float) -> Readiness:
+        with self._lock:
+            if self._answer is None or time.monotonic() - self._taken >= max_age:
+                self._answer = self._probe()
+                self._taken = time.monotonic()
+                self.probes += 1
+            return self._answer
+
+    def forget(self) -> None:
+        """Drop the cached answer: the next request probes."""
+        with self._lock:
+            self._answer = None
+
+
 @require_GET
 @never_cache
+@status_endpoint
 def readyz(request: HttpRequest) -> JsonResponse:
     """Every store reachable from this process (see the module's doc for what is required)."""
+    answer = readiness.answer(float(serving_settings.READY_CACHE_SECONDS))
+    return JsonResponse({"ready": answer.ready, "checks": answer.checks},
+                        status=200 if answer.ready else 503)
+
+
+def probe_stores() -> Readiness:
+    """Ask every store at once, each within :data:`TIMEOUT_SECONDS`."""
     checks = _checks()
     with ThreadPoolExecutor(max_workers=len(checks), thread_name_prefix="readyz") as pool:
         futures = {check: pool.submit(_run, check.probe) for check in checks}
@@ -66,11 +122,15 @@ def readyz(request: HttpRequest) -> JsonResponse:
             results[check.name]["required"] = check.required
     feed_up = results["hbase:primary"]["ok"] or results["hbase:standby"]["ok"]
     ready = feed_up and all(results[c.name]["ok"] for c in checks if c.required)
-    return JsonResponse({"ready": ready, "checks": results}, status=200 if ready else 503)
+    return Readiness(ready, results)
+
+
+readiness = ProbeCache(probe_stores)
 
 
 def _checks() -> list[Check]:
-    checks = [Check("mysql:default", partial(_select_one, "default"))]
+    checks = [Check("mysql:default", partial(_select_one, "default")),
+              Check("zookeeper", _zookeeper)]
     for name, read_map, backend, probe in (
             ("shardmap", current_map, "mysql", _select_one),
             ("vshardmap", graph_topology.current_map, "redis", _ping)):
@@ -111,6 +171,11 @@ def _ping(instance: str) -> None:
 def _hbase(cluster: str) -> None:
     with hbase.connection(cast(hbase.AnyCluster, cluster)) as conn:
         conn.tables()
+
+
+def _zookeeper() -> None:
+    if zookeeper.connected_client(timeout=ZOOKEEPER_WAIT_SECONDS) is None:
+        raise ShardMapUnavailable("no ZooKeeper session: shard and vshard map changes go unseen")
 
 
 def _queue() -> None:

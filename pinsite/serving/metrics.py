@@ -7,13 +7,12 @@ workers' ``dramatiq_*`` metrics), summed over every process of the site when it 
 event outbox's backlog (each shard master); if one cannot be read, its
 ``pinsite_metrics_source_up`` is 0 and the rest of the scrape still answers.
 
-Set ``PINSITE_METRICS_TOKEN`` to require ``Authorization: Bearer <token>`` on ``/metrics``.
+``/metrics`` answers only the networks (and token) of :mod:`pinsite.serving.access`:
+loopback unless ``PINSITE_STATUS_ALLOW`` says otherwise.
 """
 
 from __future__ import annotations
 
-import hmac
-import os
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -26,6 +25,7 @@ from prometheus_client.registry import Collector
 
 from events.status import backlog
 from pinsite.admin.queues import queue_depths
+from pinsite.serving.access import status_endpoint
 from toolkit.metrics import CONTENT_TYPE, REQUEST_SECONDS, exposition
 
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
@@ -50,12 +50,8 @@ class RequestMetrics:
 
 @require_GET
 @never_cache
+@status_endpoint
 def metrics(request: HttpRequest) -> HttpResponse:
-    token = os.environ.get("PINSITE_METRICS_TOKEN", "")
-    if token and not hmac.compare_digest(request.headers.get("Authorization", ""),
-                                         f"Bearer {token}"):
-        return HttpResponse("metrics need the bearer token\n", status=401,
-                            content_type="text/plain")
     return HttpResponse(exposition([StoresNow()]), content_type=CONTENT_TYPE)
 
 

@@ -69,6 +69,8 @@ def site_env(profile: Profile, services: dict[str, Service]) -> dict[str, str]:
     return {**devstack_env(), **settings_env(profile, services),
             "DJANGO_SETTINGS_MODULE": "pinsite.settings", "PINSITE_SHARD_COUNT": "64",
             "PINSITE_ALLOWED_HOSTS": NETWORK.address("app"),
+            # the smoke run reads /readyz from the app's own network address, not loopback
+            "PINSITE_STATUS_ALLOW": NETWORK.address("app") + "/32",
             "PINSITE_WEB_WORKERS": "2", "PINSITE_WEB_THREADS": "2"}
 
 

@@ -1,10 +1,12 @@
 """The local stack follows promotions (:mod:`devstack.roles`): after a replica was promoted
 behind its back, ``status`` shows the new roles, ``up`` brings an old Redis master back as
 the new master's replica and leaves an old MariaDB master stopped and fenced, and both are
-remembered by the next command."""
+remembered by the next command; ``start`` follows them too, and says why it leaves a fenced
+old master down."""
 
 from __future__ import annotations
 
+import shutil
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from devstack import roles
+from devstack.__main__ import main
 from devstack.mariadb import MariaDB
 from devstack.pairs import destroy, mysql_pair
 from devstack.reclone import reclone
@@ -144,3 +147,55 @@ def test_a_reclone_records_its_source_as_the_master_whatever_was_recorded(
     recorded = roles.load(tmp_path)
     assert recorded["mysqlr2a"] == {"role": MASTER, "master": None, "without_replica": False}
     assert (recorded["mysqlr2b"]["role"], recorded["mysqlr2b"]["master"]) == (REPLICA, "mysqlr2a")
+
+
+CLI_PROFILE = "startroles"
+
+
+@pytest.fixture
+def cli_stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
+    """A stack of its own (profile ``startroles``, ports 9100+) for the command line; what a
+    test starts in it is stopped and its folder removed afterwards."""
+    monkeypatch.setenv("PINSITE_PORT_BASE", "9100")  # below the ephemeral ports
+    profile = Stack(CLI_PROFILE).profile
+    shutil.rmtree(profile.var_dir, ignore_errors=True)
+    try:
+        yield Stack(CLI_PROFILE)
+    finally:
+        Stack(CLI_PROFILE).down()
+        shutil.rmtree(profile.var_dir, ignore_errors=True)
+
+
+def test_start_refuses_a_fenced_old_master_and_names_the_reclone(
+        cli_stack: Stack, capsys: pytest.CaptureFixture[str]) -> None:
+    old, new = cli_stack.services["mysql001a"], cli_stack.services["mysql001b"]
+    old.role, old.master = FENCED, None  # what following a promotion of mysql001b records
+    new.role, new.master, new.without_replica = MASTER, None, True
+    roles.record(cli_stack.services, cli_stack.profile.var_dir, [old.name, new.name])
+
+    code = main(["--profile", CLI_PROFILE, "start", "mysql001a"])
+
+    said = capsys.readouterr().err
+    assert code != 0
+    assert "mysql001a is an old master, fenced since mysql001b was promoted" in said
+    assert "was left stopped" in said
+    assert "`python3 -m devstack --profile startroles reclone mysql001a mysql001b`" in said
+    assert not Stack(CLI_PROFILE).services["mysql001a"].is_running()
+
+
+def test_start_brings_a_deposed_redis_master_back_as_the_promoted_ones_replica(
+        cli_stack: Stack, capsys: pytest.CaptureFixture[str]) -> None:
+    cli_stack.up(["redis001b"])  # and its master redis001a
+    old, new = cli_stack.services["redis001a"], cli_stack.services["redis001b"]
+    redis_command(new, "REPLICAOF", "NO", "ONE")  # what `graph promote` does
+    old.kill(signal.SIGKILL)
+    redis_command(new, "SET", "after", "4")
+
+    code = main(["--profile", CLI_PROFILE, "start", "redis001a"])
+
+    said = capsys.readouterr().out
+    assert code == 0
+    assert "redis001b is master, redis001a its replica" in said
+    assert "started redis001a as redis001b's replica" in said
+    assert "role:slave" in str(redis_command(old, "INFO", "replication"))
+    assert wait_until(lambda: redis_command(old, "GET", "after") == "4")

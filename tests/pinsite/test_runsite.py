@@ -62,9 +62,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
 
 def _answers(url: str) -> bool:
+    """Whether ``url`` answers 200 within 2 s (a worker still booting may take longer)."""
     try:
         return requests.get(url, timeout=2).status_code == 200
-    except requests.ConnectionError:
+    except (requests.ConnectionError, requests.Timeout):
         return False
 
 

@@ -1,0 +1,47 @@
+"""``devstack kill`` returns once the server is gone and its port is free, so a ``start``
+right after it never finds the port taken (a killed multi-threaded server shows a zombie main
+thread while its other threads still hold the listening socket)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+
+import pytest
+
+from devstack import health
+from devstack.__main__ import main
+from devstack.stack import Stack
+
+PROFILE = "killstart"
+
+
+@pytest.fixture
+def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
+    """A stack of its own (profile ``killstart``, ports 9200+); stopped and removed after."""
+    monkeypatch.setenv("PINSITE_PORT_BASE", "9200")  # below the ephemeral ports
+    profile = Stack(PROFILE).profile
+    shutil.rmtree(profile.var_dir, ignore_errors=True)
+    try:
+        yield Stack(PROFILE)
+    finally:
+        Stack(PROFILE).down()
+        shutil.rmtree(profile.var_dir, ignore_errors=True)
+
+
+def test_a_killed_service_starts_again_at_once(stack: Stack,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    redis = stack.services["redis001a"]  # with AOF: more threads to end after the main one
+    for _ in range(10):
+        assert main(["--profile", PROFILE, "start", "redis001a"]) == 0, capsys.readouterr().err
+        assert main(["--profile", PROFILE, "kill", "redis001a"]) == 0, capsys.readouterr().err
+        assert not health.port_open(redis.host, redis.port, timeout=0.3)
+        assert "in use by a process devstack did not start" not in capsys.readouterr().err
+
+
+def test_stop_returns_once_the_port_is_free(stack: Stack) -> None:
+    redis = stack.services["redis000"]
+    stack.start("redis000")
+    stack.stop("redis000")
+    assert not redis.is_running()
+    assert not health.port_open(redis.host, redis.port, timeout=0.3)
