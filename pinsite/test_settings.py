@@ -8,6 +8,12 @@ os.environ.setdefault("PINSITE_MYSQL_CONN_MAX_AGE", "0")
 
 from pinsite.settings import *  # noqa: F403
 
+# A RabbitMQ virtual host per test session, created and deleted by ``tests/conftest.py``:
+# sessions sharing one stack never consume each other's messages. The processes a session
+# starts inherit its name through the environment.
+AMQP_VHOST = os.environ.setdefault("PINSITE_TEST_AMQP_VHOST", f"pinsite-tests-{os.getpid()}")
+AMQP_URL = f"{AMQP_URL.rsplit('/', 1)[0]}/{AMQP_VHOST}"  # noqa: F405
+
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 REST_FRAMEWORK = {

@@ -3,6 +3,8 @@ graph's vshard map and the feed tables created; a private media folder per test;
 worker for the feed (``worker``). Fast password hashing comes from ``pinsite.test_settings``.
 
 Tests talk to real MariaDB, Redis, ZooKeeper and RabbitMQ servers (``make test`` starts them).
+Each session has a RabbitMQ virtual host of its own (``pinsite.test_settings``), created here
+and deleted at the end, so two sessions on one stack never take each other's messages.
 Isolation comes from fresh objects per test (new users, boards, pins) rather than from
 rolled-back transactions, because sharded writes span several hosts.
 """
@@ -10,9 +12,11 @@ rolled-back transactions, because sharded writes span several hosts.
 from __future__ import annotations
 
 import io
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import dramatiq
 import pytest
@@ -20,6 +24,9 @@ from django.conf import settings
 from django.core.management import call_command
 from pytest_django import Settings
 
+from devstack import Stack
+from devstack.rabbitmq import USER as AMQP_USER
+from devstack.rabbitmq import RabbitMQ
 from events import publisher
 from feed import observe
 from feed.store import observations
@@ -32,6 +39,39 @@ def _reachable(host: str, port: int) -> bool:
             return True
     except OSError:
         return False
+
+
+def _vhost() -> str:
+    """The session's RabbitMQ virtual host (``pinsite.test_settings``)."""
+    return str(settings.AMQP_URL.rsplit("/", 1)[1])
+
+
+def _own_vhost() -> RabbitMQ | None:
+    """The stack's RabbitMQ if this process named the session's virtual host and the server
+    is up (``django_db_setup`` explains a stack that is down)."""
+    rabbitmq = cast(RabbitMQ, Stack(settings.PROFILE).service("rabbitmq"))
+    own = _vhost() == f"pinsite-tests-{os.getpid()}"
+    return rabbitmq if own and _reachable(rabbitmq.host, rabbitmq.port) else None
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Create this session's virtual host (and drop those of sessions that died)."""
+    rabbitmq = _own_vhost()
+    if rabbitmq is None:
+        return
+    for name in rabbitmq.ctl("list_vhosts", "--quiet", "--no-table-headers").split():
+        pid = name.removeprefix("pinsite-tests-")
+        if name != _vhost() and pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            rabbitmq.ctl("delete_vhost", name, check=False)
+    rabbitmq.ctl("add_vhost", _vhost(), check=False)
+    rabbitmq.ctl("set_permissions", "-p", _vhost(), AMQP_USER, ".*", ".*", ".*")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    rabbitmq = _own_vhost()
+    if rabbitmq is not None:
+        dramatiq.get_broker().close()
+        rabbitmq.ctl("delete_vhost", _vhost(), check=False)
 
 
 @pytest.fixture(scope="session")

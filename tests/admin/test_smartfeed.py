@@ -9,7 +9,6 @@ import dramatiq
 import pytest
 import redis
 from django.test import Client
-from dramatiq.errors import ConnectionClosed
 from pytest_django import Settings
 
 from feed.smart import generator, health, materialized, pools
@@ -18,6 +17,7 @@ from feed.smart.schema import Shown
 from feed.store import pools as connections
 from pins.models import Pinner
 from sharding.mappings import now_sequence
+from tests.broker import unreachable_broker
 from tests.feed.helpers import CapturedQueue, new_board, new_pin, new_user
 
 HEALTH = "/admin/operations/smartfeed/"
@@ -116,13 +116,10 @@ def test_rebuild_pools_asks_first_then_queues_the_rebuild(superuser: Client) -> 
     assert "queued" in message and str(reader) in message
 
 
-def test_a_broker_error_is_reported(superuser: Client,
-                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise ConnectionClosed(OSError("broker down"))
-
-    monkeypatch.setattr(dramatiq.get_broker(), "enqueue", refuse)
-    response = superuser.post(f"{_page(new_user('sfa'))}rebuild/", follow=True)
+def test_a_broker_error_is_reported(superuser: Client) -> None:
+    reader = new_user("sfa")
+    with unreachable_broker():
+        response = superuser.post(f"{_page(reader)}rebuild/", follow=True)
     assert response.status_code == 200
     [message] = _messages(response)
     assert "not done" in message and "ConnectionClosed" in message

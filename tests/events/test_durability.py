@@ -27,6 +27,7 @@ from sharding import mappings, outbox
 from sharding.hosts import cursor
 from sharding.topology import current_map
 from tests.api.helpers import new_board, new_caller, upload
+from tests.broker import unreachable_broker
 from tests.feed.helpers import feed_ids, flush_feed_queues, new_pin, new_user
 from tests.feed.helpers import new_board as new_user_board
 from tests.pins.helpers import image_bytes
@@ -145,16 +146,15 @@ def _board_pins(board_id: int) -> list[int]:
 
 
 def test_a_relay_killed_mid_batch_loses_nothing_and_its_duplicates_are_harmless(
-        settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+        settings: Settings) -> None:
     settings.PINSITE_EVENTS = {**settings.PINSITE_EVENTS, "RELAY_IN_WORKERS": False}
     owner = new_user()
     board = new_user_board(owner)
     fans = [new_user() for _ in range(3)]
     for fan in fans:
         follow_user(fan, owner)
-    monkeypatch.setattr("events.record.send_all", _broker_unreachable)
-    pins = [new_pin(owner, board, f"Backlog {n}") for n in range(60)]
-    monkeypatch.undo()
+    with unreachable_broker():
+        pins = [new_pin(owner, board, f"Backlog {n}") for n in range(60)]
     assert len(_unsent("pin_created", "board_id", board)) == 60
 
     flush_feed_queues()
@@ -184,10 +184,6 @@ def test_a_relay_killed_mid_batch_loses_nothing_and_its_duplicates_are_harmless(
     for fan in fans:
         stored = [pin for pin in feed_ids(fan) if pin in pins]
         assert sorted(stored) == sorted(pins)  # each pin once, duplicates or not
-
-
-def _broker_unreachable(*_: object) -> None:
-    raise ConnectionError("RabbitMQ unreachable (this process only)")
 
 
 def _relay(variables: dict[str, str]) -> subprocess.Popen[bytes]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import threading
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -22,6 +23,7 @@ from sharding import outbox
 from sharding.hosts import cursor
 from sharding.mappings import now_sequence
 from sharding.topology import current_map
+from tests.broker import unreachable_broker
 from tests.events.helpers import recorded, stale_row
 from tests.feed.helpers import new_board, new_pin, new_user
 
@@ -29,17 +31,16 @@ NOW_AND_LATER = 2**62
 
 
 @pytest.fixture
-def backlog(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """Five pins whose events the fast path failed to publish (this process's broker is
-    unreachable while they are made)."""
-    def unreachable(*_: object) -> None:
-        raise ConnectionError("RabbitMQ unreachable (this process only)")
-
+def backlog(caplog: pytest.LogCaptureFixture) -> Iterator[list[int]]:
+    """Five pins whose events the fast path failed to publish: RabbitMQ is out of this
+    process's reach while they are made, and the publish fails as a broker error."""
     owner = new_user()
     board = new_board(owner)
-    monkeypatch.setattr("events.record.send_all", unreachable)
-    pins = [new_pin(owner, board, f"Backlog {n}") for n in range(5)]
-    monkeypatch.undo()
+    with unreachable_broker(), caplog.at_level(logging.WARNING, logger="pinsite.events"):
+        pins = [new_pin(owner, board, f"Backlog {n}") for n in range(5)]
+    failures = [r for r in caplog.records if r.name == "pinsite.events"]
+    assert len(failures) == 5 and all(r.levelno == logging.WARNING for r in failures)
+    assert all("the relay will send them" in r.getMessage() for r in failures)
     yield pins
 
 

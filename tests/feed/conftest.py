@@ -1,5 +1,6 @@
-"""Feed test set-up: small feeds, captured queues, fresh connection pools (the stack, the media
-folder and the queue worker come from ``tests/conftest.py``).
+"""Feed test set-up: small feeds, the real queue with a worker and short delays, captured
+queues for the few tests about what is sent, fresh connection pools (the stack, the media folder
+and the worker itself come from ``tests/conftest.py``).
 
 Feeds are isolated by user: every test makes its own users, so rows never collide.
 """
@@ -15,8 +16,10 @@ from pytest_django import Settings
 
 from feed.store import pools
 from tests.feed.helpers import CapturedQueue
+from tests.feed.running import InFlight, RunningQueue
 
 SMALL_FEED = {"CAP": 6, "SLACK": 4, "FANOUT_CHUNK": 3}
+COUNT_DELAY_MS = 100
 
 
 @pytest.fixture
@@ -27,8 +30,23 @@ def small_feed(settings: Settings) -> dict[str, Any]:
 
 
 @pytest.fixture
+def running(worker: dramatiq.Worker, settings: Settings) -> Iterator[RunningQueue]:
+    """RabbitMQ and a worker, the messages of this process counted (``running.settle()``
+    waits for all of them); a delivery's count waits 100 ms in its delay queue."""
+    settings.PINSITE_FEED = {**settings.PINSITE_FEED, "COUNT_DELAY_MS": COUNT_DELAY_MS}
+    in_flight = InFlight()
+    broker = dramatiq.get_broker()
+    broker.add_middleware(in_flight)
+    try:
+        yield RunningQueue(worker, in_flight)
+    finally:
+        broker.middleware.remove(in_flight)
+
+
+@pytest.fixture
 def queue() -> Iterator[CapturedQueue]:
-    """Every message sent during the test, captured instead of published to RabbitMQ."""
+    """Every message sent during the test, captured instead of published to RabbitMQ: only
+    for tests about what is sent (see :class:`CapturedQueue`)."""
     with CapturedQueue(dramatiq.get_broker()).capturing() as captured:
         yield captured
 

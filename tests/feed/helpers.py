@@ -1,5 +1,6 @@
-"""Helpers for feed tests: users, boards and pins made through the real actions, captured
-queue messages run in any order, and reading feeds back from HBase."""
+"""Helpers for feed tests: users, boards and pins made through the real actions, the worker's
+queues, captured queue messages for the few tests about what is sent, and reading feeds back
+from HBase."""
 
 from __future__ import annotations
 
@@ -56,6 +57,10 @@ def feed_ids(user: int, cluster: Cluster = "primary") -> list[int]:
 @dataclass
 class CapturedQueue:
     """Messages sent to the broker, kept instead of published; run them in any order.
+
+    Only for tests about *what* is sent (which actors, arguments, batches), or that need one
+    exact schedule no worker would produce on purpose. A test about what happens runs its
+    messages through RabbitMQ and a worker (``running`` in ``tests/feed/conftest.py``).
 
     >>> queue.run_all(random.Random(3), duplicates=0.3)   # shuffled, some run twice
     """
@@ -128,7 +133,8 @@ def worker_queues() -> list[str]:
 
 def flush_feed_queues() -> None:
     """Empty the worker's queues (and their delay and dead-letter queues) of what other tests
-    left, before a test starts workers."""
+    left, before a test starts workers; what the publisher thread holds is published first."""
+    publisher.flush()
     broker: Any = dramatiq.get_broker()
     for name in worker_queues():
         broker.declare_queue(name, ensure=True)

@@ -11,7 +11,8 @@ from django.core.management.base import CommandError
 
 from graph.actions import follow_board
 from pins.selectors import get_user
-from tests.feed.helpers import CapturedQueue, feed_ids, new_board, new_pin, new_user
+from tests.feed.helpers import feed_ids, new_board, new_pin, new_user
+from tests.feed.running import RunningQueue
 
 
 def _run(*args: str) -> str:
@@ -20,12 +21,12 @@ def _run(*args: str) -> str:
     return out.getvalue()
 
 
-def _followed_feed(queue: CapturedQueue) -> tuple[int, list[int]]:
+def _followed_feed(running: RunningQueue) -> tuple[int, list[int]]:
     owner, fan = new_user(), new_user()
     board = new_board(owner)
     follow_board(fan, board)
     pins = [new_pin(owner, board, title=f"Tart {i}") for i in range(3)]
-    queue.run_all()
+    running.settle()
     return fan, pins[::-1]
 
 
@@ -34,21 +35,21 @@ def test_init_creates_nothing_twice() -> None:
                                          "pulled boards: exists"]
 
 
-def test_show_prints_the_head_of_a_feed(queue: CapturedQueue) -> None:
-    fan, pins = _followed_feed(queue)
+def test_show_prints_the_head_of_a_feed(running: RunningQueue) -> None:
+    fan, pins = _followed_feed(running)
     text = _run("show", str(fan), "--limit", "2")
     assert "3 entries" in text and f"pin {pins[0]}  Tart 2" in text and str(pins[2]) not in text
 
 
-def test_show_as_json_reads_the_chosen_cluster(queue: CapturedQueue) -> None:
-    fan, pins = _followed_feed(queue)
+def test_show_as_json_reads_the_chosen_cluster(running: RunningQueue) -> None:
+    fan, pins = _followed_feed(running)
     shown = json.loads(_run("show", str(fan), "--cluster", "standby", "--json"))
     assert [item["pin_id"] for item in shown["head"]] == [str(pin) for pin in pins]
     assert shown["horizon"] is None and shown["entries"] == 3
 
 
-def test_rebuild_rewrites_the_feed_on_both_clusters(queue: CapturedQueue) -> None:
-    fan, pins = _followed_feed(queue)
+def test_rebuild_rewrites_the_feed_on_both_clusters(running: RunningQueue) -> None:
+    fan, pins = _followed_feed(running)
     outcome = json.loads(_run("rebuild", str(fan), "--json"))
     assert outcome == {"primary": {"entries": 3, "removed": 0},
                        "standby": {"entries": 3, "removed": 0}}
@@ -66,8 +67,8 @@ def test_dead_letters_print_as_json() -> None:
     assert isinstance(json.loads(_run("deadletters", "--json")), list)
 
 
-def test_show_takes_a_username_as_the_readme_says(queue: CapturedQueue) -> None:
-    fan, _ = _followed_feed(queue)
+def test_show_takes_a_username_as_the_readme_says(running: RunningQueue) -> None:
+    fan, _ = _followed_feed(running)
     username = get_user(fan).username
     assert _run("show", username, "--limit", "1") == _run("show", str(fan), "--limit", "1") \
         .replace(f"user {fan}:", f"user {username}:")

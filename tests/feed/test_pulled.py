@@ -20,13 +20,13 @@ from feed.smart import generator, pools
 from graph.actions import follow_board, unfollow_board
 from pins.actions import delete_board
 from tests.feed.helpers import (
-    CapturedQueue,
     board_with_followers,
     feed_ids,
     new_board,
     new_pin,
     new_user,
 )
+from tests.feed.running import RunningQueue
 from tests.polling import wait_until
 
 THRESHOLD = 2
@@ -63,44 +63,37 @@ def model(boards: list[int]) -> list[int]:
         [entry for board in boards for entry in sources.board_entries(board, 10_000)])]
 
 
-def delivered(queue: CapturedQueue, pin: int) -> list[Any]:
-    return [message for message in queue.pending
-            if message.actor_name.startswith("feed_deliver_pin") and message.args[0] == pin]
-
-
 @pytest.mark.usefixtures("celebrities")
-def test_a_board_above_the_threshold_is_pulled_not_fanned_out(queue: CapturedQueue) -> None:
+def test_a_board_above_the_threshold_is_pulled_not_fanned_out(running: RunningQueue) -> None:
     owner, board, fans = board_with_followers(THRESHOLD)
     pushed = new_pin(owner, board, "Pushed")
-    queue.run_all()
+    running.settle()
     assert board not in pulled.fresh()
     late_fan = new_user()
     follow_board(late_fan, board)
-    queue.run_all()
+    running.settle()
     star = new_pin(owner, board, "Pulled")
-    queue.pending[:] = [m for m in queue.pending if m.actor_name == "feed_fan_out_pin"]
-    queue.run_all()
+    running.settle()
     assert pulled.fresh()[board].state == pulled.PULL
-    assert delivered(queue, star) == []
     for fan in [*fans, late_fan]:
         assert star not in feed_ids(fan) and star not in feed_ids(fan, "standby")
         assert [pin.id for pin in feed_page(fan).items] == [star, pushed]
 
 
 @pytest.mark.usefixtures("celebrities")
-def test_a_pulled_board_below_the_threshold_is_drained_back_to_push(queue: CapturedQueue,
+def test_a_pulled_board_below_the_threshold_is_drained_back_to_push(running: RunningQueue,
                                                                     ) -> None:
     owner, board, fans = board_with_followers(THRESHOLD + 1)
-    queue.run_all()
+    running.settle()
     first = new_pin(owner, board, "First")
     second = new_pin(owner, board, "Second")
-    queue.run_all()
+    running.settle()
     assert pulled.fresh()[board].state == pulled.PULL
     assert feed_ids(fans[0]) == []
     unfollow_board(fans[2], board)
-    queue.run_all()
+    running.settle()
     third = new_pin(owner, board, "Third")  # 2 followers now: pushed again, and drained
-    queue.run_all()
+    running.settle()
     assert board not in pulled.fresh()
     for fan in fans[:2]:
         assert feed_ids(fan) == [third, second, first] == feed_ids(fan, "standby")
@@ -109,7 +102,7 @@ def test_a_pulled_board_below_the_threshold_is_drained_back_to_push(queue: Captu
 
 
 @pytest.mark.usefixtures("celebrities")
-def test_a_feed_merges_pushed_and_pulled_pins_in_order_across_pages(queue: CapturedQueue,
+def test_a_feed_merges_pushed_and_pulled_pins_in_order_across_pages(running: RunningQueue,
                                                                    ) -> None:
     owner, star_board, fans = board_with_followers(THRESHOLD + 1)
     reader = fans[0]
@@ -119,24 +112,24 @@ def test_a_feed_merges_pushed_and_pulled_pins_in_order_across_pages(queue: Captu
     for turn in range(6):
         new_pin(owner, star_board, f"Star {turn}")
         new_pin(friend, friend_board, f"Friend {turn}")
-    queue.run_all()
+    running.settle()
     assert pulled.is_pulled(star_board)
     expected = model([star_board, friend_board])
     assert len(expected) == 12
     for limit in (1, 3, 5, 50):
         assert scroll(reader, limit) == expected
     unfollow_board(reader, star_board)
-    queue.run_all()
+    running.settle()
     assert scroll(reader, limit=4) == model([friend_board])
 
 
 @pytest.mark.usefixtures("celebrities")
-def test_the_smart_feed_pulls_celebrity_pins_when_it_generates(queue: CapturedQueue) -> None:
+def test_the_smart_feed_pulls_celebrity_pins_when_it_generates(running: RunningQueue) -> None:
     owner, board, fans = board_with_followers(THRESHOLD + 1)
     new_pin(owner, board, "Warm-up")  # switches the board to pull
-    queue.run_all()
+    running.settle()
     star = new_pin(owner, board, "Pulled into pools")
-    queue.run_all()
+    running.settle()
     assert star not in {c.pin_id for c in pools.best(fans[0], "following", 50)}
     chunk = generator.generate(fans[0])
     assert star in {c.pin_id for c in pools.best(fans[0], "following", 50)}
@@ -146,7 +139,7 @@ def test_the_smart_feed_pulls_celebrity_pins_when_it_generates(queue: CapturedQu
 
 
 def test_scrolling_past_the_cap_continues_by_pull_without_repeats_or_gaps(
-        queue: CapturedQueue, small_feed: dict[str, Any], celebrities: dict[str, Any]) -> None:
+        running: RunningQueue, small_feed: dict[str, Any], celebrities: dict[str, Any]) -> None:
     cap = small_feed["CAP"]
     reader = new_user()
     boards = []
@@ -161,7 +154,7 @@ def test_scrolling_past_the_cap_continues_by_pull_without_repeats_or_gaps(
     for turn in range(5 * cap // 4 + 1):
         for owner, board in boards:
             new_pin(owner, board, f"Pin {turn}")
-    queue.run_all()
+    running.settle()
     assert pulled.is_pulled(star_board)
     expected = model([board for _, board in boards])
     assert len(expected) > 5 * cap
@@ -171,11 +164,11 @@ def test_scrolling_past_the_cap_continues_by_pull_without_repeats_or_gaps(
 
 
 @pytest.mark.usefixtures("celebrities")
-def test_feed_pulled_lists_the_pulled_boards(queue: CapturedQueue) -> None:
+def test_feed_pulled_lists_the_pulled_boards(running: RunningQueue) -> None:
     owner, board, _ = board_with_followers(THRESHOLD + 1)
-    queue.run_all()
+    running.settle()
     new_pin(owner, board)
-    queue.run_all()
+    running.settle()
     out = io.StringIO()
     call_command("feed", "pulled", "--json", stdout=out)
     listed = json.loads(out.getvalue())

@@ -1,5 +1,5 @@
 """Rebuilds: a feed recomputed from the graph and the boards' pins, and refills of feeds that
-removals left short of their cap."""
+removals left short of their cap (asked for by the worker's retractions and unfollows)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from feed.schema import Entry
 from graph.actions import follow_board, unfollow_board
 from pins.actions import delete_pin
 from sharding.mappings import now_sequence
-from tests.feed.helpers import CapturedQueue, feed_ids, new_board, new_pin, new_user
+from tests.feed.helpers import feed_ids, new_board, new_pin, new_user
+from tests.feed.running import RunningQueue
 
 
 def _two_boards_followed() -> tuple[int, int, int, int]:
@@ -21,11 +22,11 @@ def _two_boards_followed() -> tuple[int, int, int, int]:
     return owner, follower, first, second
 
 
-def test_a_rebuild_restores_a_damaged_feed(queue: CapturedQueue,
+def test_a_rebuild_restores_a_damaged_feed(running: RunningQueue,
                                            small_feed: dict[str, Any]) -> None:
     owner, follower, first, _ = _two_boards_followed()
     pins = [new_pin(owner, first) for _ in range(3)]
-    queue.run_all()
+    running.settle()
     stray = Entry(created_us=now_sequence(), pin_id=pins[0] + 1000)
     storage.change_feed("primary", follower, now_sequence(), add=[stray],
                         remove=[Entry(0, 0)])
@@ -36,9 +37,10 @@ def test_a_rebuild_restores_a_damaged_feed(queue: CapturedQueue,
 
 
 def test_a_rebuild_keeps_the_newest_pins_and_records_a_horizon(
-        queue: CapturedQueue, small_feed: dict[str, Any]) -> None:
+        running: RunningQueue, small_feed: dict[str, Any]) -> None:
     owner, follower, first, second = _two_boards_followed()
     pins = [new_pin(owner, (first, second)[i % 2]) for i in range(10)]
+    running.settle()
     rebuild.rebuild("standby", follower)
     row = storage.read_feed("standby", follower)
     assert [entry.pin_id for entry in row.entries] == pins[::-1][:8]
@@ -46,34 +48,34 @@ def test_a_rebuild_keeps_the_newest_pins_and_records_a_horizon(
 
 
 def test_an_unfollow_that_leaves_a_trimmed_feed_short_refills_it(
-        queue: CapturedQueue, small_feed: dict[str, Any]) -> None:
+        running: RunningQueue, small_feed: dict[str, Any]) -> None:
     owner, follower, first, second = _two_boards_followed()
     older = [new_pin(owner, first) for _ in range(4)]
     newer = [new_pin(owner, second) for _ in range(9)]
-    queue.run_all()
+    running.settle()
     assert feed_ids(follower) == newer[::-1][:len(feed_ids(follower))]
     unfollow_board(follower, second)
-    queue.run_all()
+    running.settle()
     assert feed_ids(follower) == older[::-1]
     assert feed_ids(follower, "standby") == older[::-1]
 
 
-def test_deleting_pins_of_a_trimmed_feed_refills_it(queue: CapturedQueue,
+def test_deleting_pins_of_a_trimmed_feed_refills_it(running: RunningQueue,
                                                     small_feed: dict[str, Any]) -> None:
     owner, follower, first, second = _two_boards_followed()
     older = [new_pin(owner, first) for _ in range(4)]
     newer = [new_pin(owner, second) for _ in range(9)]
-    queue.run_all()
+    running.settle()
     for pin in newer[-4:]:
         delete_pin(owner, pin)
-    queue.run_all()
+    running.settle()
     expected = (newer[:-4][::-1] + older[::-1])[:6]
     assert feed_ids(follower)[:6] == expected
 
 
-def test_a_feed_that_is_not_short_is_left_alone(queue: CapturedQueue,
+def test_a_feed_that_is_not_short_is_left_alone(running: RunningQueue,
                                                 small_feed: dict[str, Any]) -> None:
     owner, follower, first, _ = _two_boards_followed()
     new_pin(owner, first)
-    queue.run_all()
+    running.settle()
     assert rebuild.refill("primary", follower) is False

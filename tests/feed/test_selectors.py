@@ -13,15 +13,16 @@ from feed.exceptions import InvalidFeedInput
 from feed.selectors import feed_head, feed_page
 from graph.actions import follow_board
 from pins.actions import delete_pin
-from tests.feed.helpers import CapturedQueue, new_board, new_pin, new_user
+from tests.feed.helpers import new_board, new_pin, new_user
+from tests.feed.running import RunningQueue
 
 
-def _feed_of(pins: int, queue: CapturedQueue) -> tuple[int, int, list[int]]:
+def _feed_of(pins: int, running: RunningQueue) -> tuple[int, int, list[int]]:
     owner, fan = new_user(), new_user()
     board = new_board(owner)
     follow_board(fan, board)
     made = [new_pin(owner, board, title=f"Pin {i}") for i in range(pins)]
-    queue.run_all()
+    running.settle()
     return owner, fan, made[::-1]
 
 
@@ -31,15 +32,15 @@ def _closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def test_a_page_holds_hydrated_pins_newest_first(queue: CapturedQueue) -> None:
-    _, fan, pins = _feed_of(3, queue)
+def test_a_page_holds_hydrated_pins_newest_first(running: RunningQueue) -> None:
+    _, fan, pins = _feed_of(3, running)
     page = feed_page(fan)
     assert [pin.id for pin in page.items] == pins
     assert page.items[0].title == "Pin 2" and page.next_cursor is None
 
 
-def test_pages_follow_the_cursor_to_the_end(queue: CapturedQueue) -> None:
-    _, fan, pins = _feed_of(5, queue)
+def test_pages_follow_the_cursor_to_the_end(running: RunningQueue) -> None:
+    _, fan, pins = _feed_of(5, running)
     first = feed_page(fan, limit=2)
     second = feed_page(fan, limit=2, after=first.next_cursor)
     third = feed_page(fan, limit=2, after=second.next_cursor)
@@ -47,15 +48,15 @@ def test_pages_follow_the_cursor_to_the_end(queue: CapturedQueue) -> None:
     assert third.next_cursor is None
 
 
-def test_deleted_pins_are_skipped(queue: CapturedQueue) -> None:
-    owner, fan, pins = _feed_of(3, queue)
+def test_deleted_pins_are_skipped(running: RunningQueue) -> None:
+    owner, fan, pins = _feed_of(3, running)
     delete_pin(owner, pins[1])
     assert [pin.id for pin in feed_page(fan).items] == [pins[0], pins[2]]
 
 
 def test_the_row_serves_its_newest_cap_entries_and_older_pins_come_by_pull(
-        queue: CapturedQueue, small_feed: dict[str, Any]) -> None:
-    _, fan, pins = _feed_of(9, queue)
+        running: RunningQueue, small_feed: dict[str, Any]) -> None:
+    _, fan, pins = _feed_of(9, running)
     row = feed_head(fan)
     assert len(row.entries) > small_feed["CAP"] and row.horizon is not None
     assert pins[-1] not in [entry.pin_id for entry in row.entries]  # trimmed away
@@ -75,9 +76,9 @@ def test_bad_input_is_refused(user: Any, limit: Any, after: Any) -> None:
         feed_page(str(real) if user == "{user}" else user, limit=limit, after=after)
 
 
-def test_an_unreachable_primary_is_read_around(queue: CapturedQueue, settings: Settings,
+def test_an_unreachable_primary_is_read_around(running: RunningQueue, settings: Settings,
                                                fresh_pools: None) -> None:
-    _, fan, pins = _feed_of(2, queue)
+    _, fan, pins = _feed_of(2, running)
     settings.PINSITE_FEED = {**settings.PINSITE_FEED, "PRIMARY": ("127.0.0.1", _closed_port())}
     before = speculative.answers.answered["standby"]
     assert [pin.id for pin in feed_page(fan).items] == pins

@@ -8,7 +8,8 @@ from feed import storage, trim
 from feed.schema import Entry
 from graph.actions import follow_board
 from sharding.mappings import now_sequence
-from tests.feed.helpers import CapturedQueue, feed_ids, new_board, new_pin, new_user
+from tests.feed.helpers import feed_ids, new_board, new_pin, new_user
+from tests.feed.running import RunningQueue
 
 
 def _fill(user: int, count: int) -> list[Entry]:
@@ -44,17 +45,36 @@ def test_trimming_twice_changes_nothing_more(small_feed: dict[str, Any]) -> None
     assert storage.read_feed("primary", user) == before
 
 
+def _within_bound_and_exact(fan: int, pins: list[int], feed: dict[str, Any]) -> None:
+    for cluster in ("primary", "standby"):
+        stored = feed_ids(fan, cluster)
+        assert len(stored) < feed["CAP"] + feed["SLACK"], (cluster, stored)
+        assert stored[:feed["CAP"]] == pins[::-1][:feed["CAP"]], cluster
+
+
 def test_a_busy_feed_stays_within_cap_plus_slack_with_its_newest_entries_exact(
-        queue: CapturedQueue, small_feed: dict[str, Any]) -> None:
+        running: RunningQueue, small_feed: dict[str, Any]) -> None:
+    """Each pin through the worker: its fanout, its deliveries, their counts delayed in
+    RabbitMQ's delay queues and the trims those ask for."""
     owner, fan = new_user(), new_user()
     board = new_board(owner)
     follow_board(fan, board)
-    queue.run_all()
+    running.settle()
     pins = []
     for _ in range(15):
         pins.append(new_pin(owner, board))
-        queue.run_all()
-    for cluster in ("primary", "standby"):
-        stored = feed_ids(fan, cluster)
-        assert len(stored) < small_feed["CAP"] + small_feed["SLACK"]
-        assert stored[:small_feed["CAP"]] == pins[::-1][:small_feed["CAP"]]
+        running.settle()
+    _within_bound_and_exact(fan, pins, small_feed)
+    assert storage.read_feed("primary", fan).horizon is not None  # a trim ran
+
+
+def test_a_burst_of_pins_sent_together_is_trimmed_to_the_bound_once_the_queue_drains(
+        running: RunningQueue, small_feed: dict[str, Any]) -> None:
+    """Deliveries racing their delayed counts and trims on four worker threads."""
+    owner, fan = new_user(), new_user()
+    board = new_board(owner)
+    follow_board(fan, board)
+    running.settle()
+    pins = [new_pin(owner, board) for _ in range(20)]
+    running.settle()
+    _within_bound_and_exact(fan, pins, small_feed)

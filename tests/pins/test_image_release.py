@@ -9,9 +9,11 @@ from django.conf import settings
 
 from pins.actions import delete_pin, repin
 from pins.actions.pins import release_image
+from pins.events import IMAGE_RELEASED, PIN_DELETED
 from pins.selectors import get_pin
 from pins.types import IMAGE_HAS_PINS
 from sharding import mappings, objects
+from tests.events.helpers import recorded
 from tests.pins.helpers import new_board, new_pin, new_pinner
 from tests.polling import wait_until
 
@@ -62,6 +64,9 @@ def test_files_of_pins_made_before_images_were_tracked_are_kept(
     assert data is not None
     data.pop("image_of")
     objects.update(pin.id, data)
-    delete_pin(owner.user_id, pin.id)
-    assert wait_until(lambda: objects.get(pin.id) is None)
-    assert not wait_until(lambda: not all(path.exists() for path in files), timeout=2)
+    with recorded(PIN_DELETED) as deleted, recorded(IMAGE_RELEASED) as released:
+        delete_pin(owner.user_id, pin.id)
+    assert [payload["pin_id"] for payload in deleted] == [pin.id]  # the deletion was announced
+    assert released == []  # in the same commit, no release of its files
+    assert objects.get(pin.id) is None
+    assert all(path.exists() for path in files)
