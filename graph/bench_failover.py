@@ -70,11 +70,14 @@ def run(runs: int = 5, progress: Callable[[str], object] = lambda _: None,
                 else bench_edgelog.row_count())
     progress(f"edge log: {log_rows} rows\n")
     tag = uuid.uuid4().hex[:6]
-    users = [create_pinner(f"failover{tag}{n}", None).user_id for n in range(WRITERS_USERS)]
+    users: list[int] = []
     figures, reconciles, whole = [], [], None
     try:
         for number in range(1, runs + 1):
-            seconds, reconcile, rebuilt = _one_run(users, rebuild_whole=number == 1)
+            fresh = [create_pinner(f"failover{tag}{number}x{n}", None).user_id
+                     for n in range(WRITERS_USERS)]  # new pinners: every follow is a change
+            users += fresh
+            seconds, reconcile, rebuilt = _one_run(fresh, rebuild_whole=number == 1)
             whole = whole if rebuilt is None else rebuilt
             progress(f"run {number}: first follow {seconds:.2f}s after the SIGKILL; reconcile "
                      f"{reconcile.get('seconds')}s ({reconcile.get('detail')})\n")
