@@ -4,7 +4,6 @@ thread while its other threads still hold the listening socket)."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from devstack import health
 from devstack.__main__ import main
 from devstack.stack import Stack
+from tests.devstack.helpers import own_stack
 
 PROFILE = "killstart"
 
@@ -19,14 +19,8 @@ PROFILE = "killstart"
 @pytest.fixture
 def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
     """A stack of its own (profile ``killstart``, ports 9200+); stopped and removed after."""
-    monkeypatch.setenv("PINSITE_PORT_BASE", "9200")  # below the ephemeral ports
-    profile = Stack(PROFILE).profile
-    shutil.rmtree(profile.var_dir, ignore_errors=True)
-    try:
-        yield Stack(PROFILE)
-    finally:
-        Stack(PROFILE).down()
-        shutil.rmtree(profile.var_dir, ignore_errors=True)
+    with own_stack(monkeypatch, PROFILE, 9200) as own:
+        yield own
 
 
 def test_a_killed_service_starts_again_at_once(stack: Stack,

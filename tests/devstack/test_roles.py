@@ -6,7 +6,6 @@ old master down."""
 
 from __future__ import annotations
 
-import shutil
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +21,7 @@ from devstack.redis import Redis
 from devstack.resp import RespConnection
 from devstack.service import FENCED, MASTER, REPLICA, Service
 from devstack.stack import Stack
+from tests.devstack.helpers import own_stack
 from tests.polling import wait_until
 
 
@@ -156,14 +156,8 @@ CLI_PROFILE = "startroles"
 def cli_stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
     """A stack of its own (profile ``startroles``, ports 9100+) for the command line; what a
     test starts in it is stopped and its folder removed afterwards."""
-    monkeypatch.setenv("PINSITE_PORT_BASE", "9100")  # below the ephemeral ports
-    profile = Stack(CLI_PROFILE).profile
-    shutil.rmtree(profile.var_dir, ignore_errors=True)
-    try:
-        yield Stack(CLI_PROFILE)
-    finally:
-        Stack(CLI_PROFILE).down()
-        shutil.rmtree(profile.var_dir, ignore_errors=True)
+    with own_stack(monkeypatch, CLI_PROFILE, 9100) as own:
+        yield own
 
 
 def test_start_refuses_a_fenced_old_master_and_names_the_reclone(

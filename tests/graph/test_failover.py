@@ -121,6 +121,18 @@ class Writer:
         assert condition(), "the writer did not get there in time"
 
 
+def kill_with_unreplicated_follows(master: Redis, replica: Redis, writer: Writer) -> None:
+    """Once the writer is going, stop the replica so that the next follows (and anything else
+    written) never reach it, let 20 more be acknowledged, SIGKILL the master, resume the
+    replica."""
+    writer.wait_for(lambda: len(writer.acknowledged) >= 150)
+    replica.kill(signal.SIGSTOP)
+    unreplicated = len(writer.acknowledged)
+    writer.wait_for(lambda: len(writer.acknowledged) >= unreplicated + 20)
+    master.kill(signal.SIGKILL)
+    replica.kill(signal.SIGCONT)
+
+
 @pytest.fixture
 def users() -> Iterator[list[int]]:
     """Users for the writer; afterwards the shared graph gets their follows too (the writer
@@ -136,12 +148,7 @@ def test_no_acknowledged_follow_is_lost_when_a_redis_master_dies_and_it_can_come
     _manage(pair.environment, "shards", "init", "--quiet")
     _manage(pair.environment, "graph", "init")
     writer = Writer(pair.environment, users)
-    writer.wait_for(lambda: len(writer.acknowledged) >= 150)
-    pair.replica.kill(signal.SIGSTOP)  # the follows from here on never reach the replica
-    unreplicated = len(writer.acknowledged)
-    writer.wait_for(lambda: len(writer.acknowledged) >= unreplicated + 20)
-    pair.master.kill(signal.SIGKILL)
-    pair.replica.kill(signal.SIGCONT)
+    kill_with_unreplicated_follows(pair.master, pair.replica, writer)
     writer.wait_for(lambda: writer.errors, timeout=20)
 
     promoted = json.loads(_manage(pair.environment, "graph", "promote", MASTER_NAME, "--json"))
@@ -185,12 +192,7 @@ def test_a_promotion_replays_the_log_since_the_replicas_stamp_not_the_whole_log(
     try:
         assert wait_until(lambda: _stamp(pair.replica) is not None, timeout=60)
         writer = Writer(pair.environment, users)
-        writer.wait_for(lambda: len(writer.acknowledged) >= 150)
-        pair.replica.kill(signal.SIGSTOP)  # from here on neither follows nor stamps reach it
-        unreplicated = len(writer.acknowledged)
-        writer.wait_for(lambda: len(writer.acknowledged) >= unreplicated + 20)
-        pair.master.kill(signal.SIGKILL)
-        pair.replica.kill(signal.SIGCONT)
+        kill_with_unreplicated_follows(pair.master, pair.replica, writer)  # stamps stop too
         writer.wait_for(lambda: writer.errors, timeout=20)
     finally:
         orchestrator.terminate()

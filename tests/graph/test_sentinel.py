@@ -36,6 +36,7 @@ from tests.graph.test_failover import (
     REPO,
     Writer,
     _manage,
+    kill_with_unreplicated_follows,
     pair_environment,
     users,
     verify_users,
@@ -119,12 +120,7 @@ def _verify_clean(watched: Watched, users: list[int]) -> None:
 def test_a_sigkilled_master_is_failed_over_by_sentinel_and_followed_without_a_command(
         watched: Watched, orchestrator: subprocess.Popen[str], users: list[int]) -> None:
     writer = Writer(watched.environment, users)
-    writer.wait_for(lambda: len(writer.acknowledged) >= 150)
-    watched.replica.kill(signal.SIGSTOP)  # the follows from here on never reach the replica
-    unreplicated = len(writer.acknowledged)
-    writer.wait_for(lambda: len(writer.acknowledged) >= unreplicated + 20)
-    watched.master.kill(signal.SIGKILL)
-    watched.replica.kill(signal.SIGCONT)
+    kill_with_unreplicated_follows(watched.master, watched.replica, writer)
 
     assert writer.process.wait(timeout=90) == 0, "the writer did not recover"
     assert writer.errors, "the writer never noticed the dead master"
