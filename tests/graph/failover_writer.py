@@ -1,8 +1,10 @@
 """A long-running follower for the graph failover test: follows until told enough.
 
-Reads user IDs from ``--users`` and follows every ordered pair in turn. Prints ``OK <a> <b>``
-for every acknowledged follow and ``ERR <error>`` for every failure, flushing each line, so
-the test knows exactly which follows were acknowledged. Exits after ``--after`` acknowledged
+Reads user IDs from ``--users`` and follows every ordered pair in turn, then again from the
+first (a repeated follow is acknowledged too), so a slow move or failover never leaves it
+without follows to make. Prints ``OK <a> <b>`` for every acknowledged follow and
+``ERR <error>`` for every failure, flushing each line, so the test knows exactly which follows
+were acknowledged. Exits after ``--after`` acknowledged
 follows that come after the first failure (it recovered), or at ``--deadline``; on SIGTERM
 it ends after the follow in hand, so that its events are published on the way out.
 """
@@ -34,7 +36,7 @@ def main() -> int:
     stopping: list[int] = []
     signal.signal(signal.SIGTERM, lambda number, _: stopping.append(number))
     users = [int(text) for text in options.users.split(",")]
-    pairs = iter(itertools.permutations(users, 2))
+    pairs = itertools.cycle(list(itertools.permutations(users, 2)))  # never runs out
     failed, recovered = False, 0
     end = time.monotonic() + options.deadline
     pair = next(pairs)
