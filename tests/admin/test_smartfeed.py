@@ -17,7 +17,7 @@ from feed.smart.schema import Shown
 from feed.store import pools as connections
 from pins.models import Pinner
 from sharding.mappings import now_sequence
-from tests.broker import unreachable_broker
+from tests.broker import rabbitmq_stopped
 from tests.feed.helpers import CapturedQueue, new_board, new_pin, new_user
 
 HEALTH = "/admin/operations/smartfeed/"
@@ -118,7 +118,7 @@ def test_rebuild_pools_asks_first_then_queues_the_rebuild(superuser: Client) -> 
 
 def test_a_broker_error_is_reported(superuser: Client) -> None:
     reader = new_user("sfa")
-    with unreachable_broker():
+    with rabbitmq_stopped():
         response = superuser.post(f"{_page(reader)}rebuild/", follow=True)
     assert response.status_code == 200
     [message] = _messages(response)

@@ -27,7 +27,7 @@ from sharding import mappings, outbox
 from sharding.hosts import cursor
 from sharding.topology import current_map
 from tests.api.helpers import new_board, new_caller, upload
-from tests.broker import unreachable_broker
+from tests.broker import rabbitmq_stopped
 from tests.feed.helpers import feed_ids, flush_feed_queues, new_pin, new_user
 from tests.feed.helpers import new_board as new_user_board
 from tests.pins.helpers import image_bytes
@@ -153,7 +153,7 @@ def test_a_relay_killed_mid_batch_loses_nothing_and_its_duplicates_are_harmless(
     fans = [new_user() for _ in range(3)]
     for fan in fans:
         follow_user(fan, owner)
-    with unreachable_broker():
+    with rabbitmq_stopped():
         pins = [new_pin(owner, board, f"Backlog {n}") for n in range(60)]
     assert len(_unsent("pin_created", "board_id", board)) == 60
 

@@ -23,7 +23,7 @@ from sharding import outbox
 from sharding.hosts import cursor
 from sharding.mappings import now_sequence
 from sharding.topology import current_map
-from tests.broker import unreachable_broker
+from tests.broker import rabbitmq_stopped
 from tests.events.helpers import recorded, stale_row
 from tests.feed.helpers import new_board, new_pin, new_user
 
@@ -36,7 +36,7 @@ def backlog(caplog: pytest.LogCaptureFixture) -> Iterator[list[int]]:
     process's reach while they are made, and the publish fails as a broker error."""
     owner = new_user()
     board = new_board(owner)
-    with unreachable_broker(), caplog.at_level(logging.WARNING, logger="pinsite.events"):
+    with rabbitmq_stopped(), caplog.at_level(logging.WARNING, logger="pinsite.events"):
         pins = [new_pin(owner, board, f"Backlog {n}") for n in range(5)]
     failures = [r for r in caplog.records if r.name == "pinsite.events"]
     assert len(failures) == 5 and all(r.levelno == logging.WARNING for r in failures)

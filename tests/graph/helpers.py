@@ -5,18 +5,14 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import socket
 import uuid
-from typing import Any
 
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from pytest_django import Settings
 
 from graph import keys, topology
 from graph.keys import Value
 from graph.store import admin
-from graph.store.connections import pools
 from graph.vshards import vshard_of
 from pins.actions import create_board, create_pinner
 
@@ -56,28 +52,3 @@ def verify_all() -> dict[str, object]:
         call_command("graph", "verify", "--all", "--json", stdout=out)
     report: dict[str, object] = json.loads(out.getvalue())
     return report
-
-
-class Outage:
-    """Points one master's address at a closed port (this process only) until healed."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.healthy: dict[str, Any] = dict(settings.PINSITE_GRAPH)
-        self.instance = topology.current_map().masters()[0]
-
-    def start(self) -> None:
-        hosts = {**self.healthy["REDIS_HOSTS"], self.instance: ("127.0.0.1", _closed_port())}
-        pools.close()
-        self.settings.PINSITE_GRAPH = {**self.healthy, "REDIS_HOSTS": hosts,
-                                       "WRITE_ATTEMPTS": 2, "RETRY_DELAY": 0.01}
-
-    def heal(self) -> None:
-        self.settings.PINSITE_GRAPH = self.healthy
-        pools.close()
-
-
-def _closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])

@@ -3,16 +3,44 @@ applies it once Redis is back."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from pytest_django import Settings
 
-from graph import actions, repair, selectors
+from graph import actions, repair, selectors, topology
 from graph.exceptions import GraphUnavailable
+from graph.store.connections import pools
 from graph.tables import USER_FOLLOWS_USER
 from sharding import mappings
-from tests.graph.helpers import Outage, new_user, user_on
+from tests.graph.helpers import new_user, user_on
+
+
+class Outage:
+    """Points one master's address at a closed port (this process only) until healed."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.healthy: dict[str, Any] = dict(settings.PINSITE_GRAPH)
+        self.instance = topology.current_map().masters()[0]
+
+    def start(self) -> None:
+        hosts = {**self.healthy["REDIS_HOSTS"], self.instance: ("127.0.0.1", _closed_port())}
+        pools.close()
+        self.settings.PINSITE_GRAPH = {**self.healthy, "REDIS_HOSTS": hosts,
+                                       "WRITE_ATTEMPTS": 2, "RETRY_DELAY": 0.01}
+
+    def heal(self) -> None:
+        self.settings.PINSITE_GRAPH = self.healthy
+        pools.close()
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 @pytest.fixture
