@@ -9,7 +9,8 @@ and their newest pins (as feed entries). One module, so the feed's dependencies 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from itertools import islice
 from typing import Any
 
@@ -66,25 +67,24 @@ def followers_among(board_id: int, user_ids: Sequence[int]) -> set[int]:
 def boards_followed_among(user_id: int, board_ids: Iterable[int]) -> set[int]:
     """Those of ``board_ids`` that the user follows now (batches of the graph's maximum; boards
     deleted meanwhile are not followed)."""
-    wanted = list(dict.fromkeys(board_ids))
-    size = int(graph_settings.MAX_BATCH)
-    followed: set[int] = set()
-    for start in range(0, len(wanted), size):
-        followed.update(selectors.which_boards_followed(user_id, wanted[start:start + size],
-                                                        missing_ok=True))
-    return followed
+    return _in_batches(partial(selectors.which_boards_followed, missing_ok=True), user_id,
+                       board_ids)
 
 
 def boards_followed_by_log(user_id: int, board_ids: Iterable[int]) -> set[int]:
     """Those of ``board_ids`` that the edge log says the user follows now: what a follow or an
     unfollow acts on, so that a change the log committed reaches the feed even when the
     graph's Redis did not take it (a failed write, a promoted replica behind the log)."""
+    return _in_batches(selectors.which_boards_followed_in_log, user_id, board_ids)
+
+
+def _in_batches(select: Callable[[int, list[int]], list[int]], user_id: int,
+                board_ids: Iterable[int]) -> set[int]:
     wanted = list(dict.fromkeys(board_ids))
     size = int(graph_settings.MAX_BATCH)
     followed: set[int] = set()
     for start in range(0, len(wanted), size):
-        followed.update(selectors.which_boards_followed_in_log(user_id,
-                                                               wanted[start:start + size]))
+        followed.update(select(user_id, wanted[start:start + size]))
     return followed
 
 

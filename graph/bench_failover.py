@@ -177,16 +177,18 @@ def _rebuild_all(environment: dict[str, str]) -> float:
 def _graph_promotion(environment: dict[str, str]) -> dict[str, Any]:
     """The orchestrator's history entry of the graph promotion (seconds, what it reconciled),
     waited for up to the orchestrator's next rounds."""
-    def found() -> dict[str, Any] | None:
+    seen: list[dict[str, Any]] = []
+
+    def found() -> bool:
         result = subprocess.run([sys.executable, "manage.py", "orchestrator", "history",
                                  "--json"], cwd=REPO, env=environment, capture_output=True,
                                 text=True, timeout=60, check=True)
-        return next((entry for entry in json.loads(result.stdout)
-                     if entry.get("store") == "graph" and entry.get("kind") == "promoted"),
-                    None)
+        seen[:] = [entry for entry in json.loads(result.stdout)
+                   if entry.get("store") == "graph" and entry.get("kind") == "promoted"][:1]
+        return bool(seen)
 
-    until(lambda: found() is not None, 10.0, every=0.5)
-    return found() or {}
+    until(found, 10.0, every=0.5)
+    return seen[0] if seen else {}
 
 
 def _wait_until_watched(sentinels: list[Any], timeout: float = 30.0) -> None:

@@ -13,7 +13,7 @@ follows explicitly and since when). A change records its domain event in that tr
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,7 +57,7 @@ def follower_lock(follower: int, ahead: bool = False) -> Iterator[None]:
     checks it: a lock not granted fails that statement and the transaction rolls back.
     The release is always sent without waiting for its acknowledgement."""
     alias = alias_for_shard(shard_of(follower))
-    name = f"pinsite.graph.{int(follower)}"
+    name = lock_name(follower)
     take = f"SELECT GET_LOCK('{name}', {int(graph_settings.LOCK_SECONDS)})"
     refused = f"user {follower} has another graph write in progress"
     if ahead:
@@ -76,6 +76,11 @@ def follower_lock(follower: int, ahead: bool = False) -> Iterator[None]:
     finally:
         with suppress(ShardingError):
             send_unanswered(alias, f"DO RELEASE_LOCK('{name}')")
+
+
+def lock_name(follower: int) -> str:
+    """The MySQL named lock that serialises one follower's graph writes."""
+    return f"pinsite.graph.{int(follower)}"
 
 
 def _granted(result: Any) -> None:
@@ -181,29 +186,29 @@ def _of_owner(table: MappingTable, follower: int, owner: int) -> dict[int, int]:
     return {board: time_us for board, time_us in rows.items() if owners.get(board) == owner}
 
 
-def boards_followed(follower: int, owners: dict[int, int]) -> set[int]:
-    """Those of the boards in ``owners`` (``board → owner``) that the log says ``follower``
-    follows: explicitly, or through their owner without an unfollow mark. One query on the
-    follower's shard, whatever Redis holds: what the log committed is the truth even while the
-    graph's Redis is behind it (a write that failed, a promoted replica not yet reconciled)."""
-    if not owners:
-        return set()
-    shard = shard_of(follower)
-    schema = schema_name(shard)
-    boards, users = sorted(owners), sorted(set(owners.values()))
+def board_follow_rows(follower: int, boards: Collection[int], owners: Collection[int],
+                      ) -> tuple[set[int], set[int], set[int]]:
+    """Of ``boards`` and their ``owners``, what the log holds for ``follower``: the boards it
+    follows explicitly, the boards it marked unfollowed, the owners it follows. One query on
+    the follower's shard, whatever Redis holds: what the log committed is the truth even while
+    the graph's Redis is behind it (a write that failed, a promoted replica not reconciled)."""
+    found: dict[int, set[int]] = {1: set(), 2: set(), 3: set()}
     parts, params = [], []
-    for tag, table, targets in ((1, USER_FOLLOWS_BOARD, boards),
-                                (2, USER_UNFOLLOWS_BOARD, boards),
-                                (3, USER_FOLLOWS_USER, users)):
-        marks = ",".join(["%s"] * len(targets))
-        parts.append(f"SELECT {tag}, to_id FROM {schema}.{table.name} "
-                     f"WHERE from_id = %s AND to_id IN ({marks})")
-        params += [follower, *targets]
-    with cursor(alias_for_shard(shard)) as c:
-        c.execute(" UNION ALL ".join(parts), params)
-        found = {(int(tag), int(target)) for tag, target in c.fetchall()}
-    return {board for board, owner in owners.items()
-            if (1, board) in found or ((3, owner) in found and (2, board) not in found)}
+    schema = schema_name(shard_of(follower))
+    for tag, table, targets in ((1, USER_FOLLOWS_BOARD, sorted(boards)),
+                                (2, USER_UNFOLLOWS_BOARD, sorted(boards)),
+                                (3, USER_FOLLOWS_USER, sorted(set(owners)))):
+        if targets:
+            marks = ",".join(["%s"] * len(targets))
+            parts.append(f"SELECT {tag}, to_id FROM {schema}.{table.name} "
+                         f"WHERE from_id = %s AND to_id IN ({marks})")
+            params += [follower, *targets]
+    if parts:
+        with cursor(alias_for_shard(shard_of(follower))) as c:
+            c.execute(" UNION ALL ".join(parts), params)
+            for tag, target in c.fetchall():
+                found[int(tag)].add(int(target))
+    return found[1], found[2], found[3]
 
 
 def rows_of_follower(table: MappingTable, follower: int) -> list[Row]:

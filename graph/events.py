@@ -19,6 +19,8 @@ from sharding.ids import shard_of
 
 TargetKind = Literal["user", "board"]
 Action = Literal["follow", "unfollow"]
+Target = tuple[str, int]
+"""A follow target: ``("user", user_id)`` or ``("board", board_id)``."""
 
 FOLLOW_CHANGED = "follow_changed"
 """A follow edge changed: ``follower_id, target_id, target_kind, action, action_time_us``."""

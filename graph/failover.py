@@ -85,12 +85,10 @@ def promote(instance: str, wait_seconds: float | None = None) -> PromotionReport
     if group is not None:
         return _promote_through_sentinel(group, before, old, replica, wait)
     reachable = admin.ping(old)
-    paused_at = now_sequence()
-    caught_up = _drain(old, replica, wait) if reachable else False
+    drained = _drain(old, replica, wait) if reachable else None
     admin.promote_replica(replica)
-    return _take_over(before, old, replica, reachable, caught_up,
-                      after_switch=(lambda: _demote(old, replica)) if reachable else None,
-                      holds_all_before=paused_at if caught_up else None)
+    return _take_over(before, old, replica, reachable, drained,
+                      after_switch=(lambda: _demote(old, replica)) if reachable else None)
 
 
 def _promote_through_sentinel(group: str, before: VShardMap, old: str, replica: str,
@@ -99,11 +97,10 @@ def _promote_through_sentinel(group: str, before: VShardMap, old: str, replica: 
     Sentinel promote the replica, take the switch into the map, then make the old master the
     new one's replica and let it go (what Sentinel would do some seconds later)."""
     reachable = admin.ping(old)
-    caught_up = False
-    paused_at = now_sequence()
+    drained = None
     wanted = _resolved(topology.address_of(replica))
     if _sentinel_master(group) != wanted:  # else Sentinel promoted it already
-        caught_up = _drain(old, replica, wait) if reachable else False
+        drained = _drain(old, replica, wait) if reachable else None
         try:
             _until(lambda: not sentinel.masters()[group].failover_in_progress, wait,
                    f"Sentinel is still finishing an earlier failover of {group}")
@@ -114,20 +111,18 @@ def _promote_through_sentinel(group: str, before: VShardMap, old: str, replica: 
             if reachable:
                 admin.unpause(old)
             raise
-    return _take_over(before, old, replica, reachable, caught_up, by=SENTINEL,
-                      after_switch=(lambda: _demote(old, replica)) if reachable else None,
-                      holds_all_before=paused_at if caught_up else None)
+    return _take_over(before, old, replica, reachable, drained, by=SENTINEL,
+                      after_switch=(lambda: _demote(old, replica)) if reachable else None)
 
 
-def _take_over(before: VShardMap, old: str, new: str, old_reachable: bool, caught_up: bool,
-               after_switch: Callable[[], None] | None = None,
-               by: str = "graph promote", holds_all_before: int | None = None,
-               ) -> PromotionReport:
+def _take_over(before: VShardMap, old: str, new: str, old_reachable: bool,
+               drained: int | None, after_switch: Callable[[], None] | None = None,
+               by: str = "graph promote") -> PromotionReport:
     """The promoted ``new`` takes ``old``'s vshards in the map: fenced first, the map switched
     by compare-and-set, then reconciled from the edge log (:func:`_reconcile`) and opened.
     Another process that took the same switch over first leaves this one only the
-    (idempotent) reconcile. ``holds_all_before``: a time (µs) before which ``new`` is known
-    to hold every write (its old master's writes were drained into it from then)."""
+    (idempotent) reconcile. ``drained``: when the old master's writes were paused, if ``new``
+    then caught up with all of them (:func:`_drain`)."""
     served = before.vshards_of(old)
     admin.set_fences(new, served, RECONCILING, float(graph_settings.RECONCILE_FENCE_SECONDS))
     try:
@@ -143,30 +138,30 @@ def _take_over(before: VShardMap, old: str, new: str, old_reachable: bool, caugh
             after_switch()
         topology.refresh()
         started = time.monotonic()
-        rebuilt = _reconcile(new, served, holds_all_before)
+        rebuilt = _reconcile(new, served, drained)
         took = time.monotonic() - started
     finally:
         admin.clear_fences(new, served)
-    return PromotionReport(old, new, len(served), old_reachable, caught_up,
+    return PromotionReport(old, new, len(served), old_reachable, drained is not None,
                            old if old_reachable else None, after.version,
                            rebuilt.keys_rewritten, round(took, 2), by,
                            rebuilt.verified.scope)
 
 
-def _reconcile(new: str, served: list[int], holds_all_before: int | None,
+def _reconcile(new: str, served: list[int], drained: int | None,
                ) -> repair.RebuildReport:
     """Restore what the promoted ``new`` can be missing of ``served``: the edge log's changes
     since it is known to hold every write (its stamp, or the drain), less the margin; the
     whole log of ``served`` when nothing says since when, or the outbox no longer keeps it."""
-    since = _missing_since(new, holds_all_before)
+    since = _missing_since(new, drained)
     if since is None:
         return repair.rebuild(served)
     return repair.rebuild_followers(tail.changes_since(since, served), served)
 
 
-def _missing_since(instance: str, holds_all_before: int | None) -> int | None:
+def _missing_since(instance: str, drained: int | None) -> int | None:
     """From when on ``instance`` can be missing writes (µs, the margin taken off), or None."""
-    known = [] if holds_all_before is None else [holds_all_before]
+    known = [] if drained is None else [drained]
     with suppress(GraphError):
         stamp = admin.read_stamp(instance, STAMP)
         known += [] if stamp is None else [stamp]
@@ -215,7 +210,7 @@ def follow_sentinel() -> list[dict[str, Any]]:
             olds = current.masters_of(master)
             if not olds or not _acts_as_master(master):
                 continue
-            report = _take_over(current, olds[0], master, False, False, by=SENTINEL)
+            report = _take_over(current, olds[0], master, False, None, by=SENTINEL)
             events.append({"kind": "promoted", "store": "graph", "master": report.old_master,
                            "replica": report.new_master, "vshards": report.vshards,
                            "keys_reconciled": report.keys_reconciled,
@@ -277,15 +272,18 @@ def _roles(current: VShardMap, instance: str) -> tuple[str, str]:
     return masters[0], instance
 
 
-def _drain(old: str, replica: str, wait: float) -> bool:
-    """Pause writes on the old master and wait until the replica has all of them."""
+def _drain(old: str, replica: str, wait: float) -> int | None:
+    """Pause writes on the old master and wait until the replica has all of them; the time
+    (µs) the pause began, or None if the replica did not catch up."""
+    paused_at = now_sequence()
     try:
         admin.pause_writes(old, wait + 10)
         target = int(admin.replication(old).get("master_repl_offset", 0))
     except GraphError:
-        return False
-    return until(lambda: int(admin.replication(replica).get("slave_repl_offset", -1)) >= target,
-                 wait)
+        return None
+    caught_up = until(
+        lambda: int(admin.replication(replica).get("slave_repl_offset", -1)) >= target, wait)
+    return paused_at if caught_up else None
 
 
 def _demote(old: str, new_master: str) -> None:

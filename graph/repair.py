@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Collection
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from graph import keys, logscan, lookup, projection, topology
 from graph.differences import (
@@ -29,6 +29,7 @@ from graph.differences import (
     member_difference,
     member_value,
 )
+from graph.events import Target
 from graph.keys import Value
 from graph.logscan import boards_of, rows_for_user, rows_for_vshards
 from graph.projection import LogRows
@@ -36,8 +37,6 @@ from graph.store import admin
 from graph.vshardmap import VShardMap
 from graph.vshards import vshard_of
 
-Target = tuple[str, int]
-"""A follow target: ``("user", user_id)`` or ``("board", board_id)``."""
 Progress = Callable[[int, int], None]
 """``progress(keys_done_now, keys_in_total)``."""
 REWRITE_BATCH = 200
@@ -68,6 +67,8 @@ class _State:
     actual: dict[str, Value]
     members: list[Difference]
     member_values: dict[tuple[str, int], int | bool | None]
+    mine: dict[str, Value]
+    """What the user's own log rows imply (user scopes; empty for vshard scopes)."""
 
     def report(self) -> VerifyReport:
         differences = compare(self.expected, self.actual) + self.members
@@ -82,7 +83,7 @@ def verify(vshards: Collection[int] | None = None) -> VerifyReport:
 
 
 def verify_user(user_id: int | str) -> VerifyReport:
-    return _user_state(lookup.user_id(user_id)).report()
+    return _user_state(topology.read_fresh(), lookup.user_id(user_id)).report()
 
 
 def rebuild(vshards: Collection[int] | None = None,
@@ -90,50 +91,62 @@ def rebuild(vshards: Collection[int] | None = None,
     """Restore ``vshards`` (all when None) from the log: rewrite every differing key."""
     state = _vshard_state(vshards)
     report = state.report()
-    rewritten = _rewrite([d.key for d in report.differences], state.expected, progress)
+    rewritten = _rewrite(topology.read_fresh(), [d.key for d in report.differences],
+                         state.expected, progress)
     return RebuildReport(report, rewritten, 0, 0)
 
 
 def rebuild_user(user_id: int | str, progress: Progress | None = None) -> RebuildReport:
     """Restore one user's keys, their boards' keys and their entries in others' keys."""
-    user = lookup.user_id(user_id)
-    state = _user_state(user)
-    report = state.report()
-    whole = [d.key for d in compare(state.expected, state.actual)]
-    rewritten = _rewrite(whole, state.expected, progress)
-    fixed = _fix_members(user, state)
-    recounted = _recount_overlaps(_counterpart_boards(user, state), state.owners)
-    return RebuildReport(report, rewritten, fixed, recounted)
+    user, current = lookup.user_id(user_id), topology.read_fresh()
+    state = _user_state(current, user)
+    _, rewritten, fixed, recounted = _restore(current, user, state, lambda _: True, progress)
+    return RebuildReport(state.report(), rewritten, fixed, recounted)
 
 
-def rebuild_followers(changes: dict[int, set[Target]], vshards: Collection[int],
-                      progress: Progress | None = None) -> RebuildReport:
+def rebuild_followers(changes: dict[int, set[Target]],
+                      vshards: Collection[int]) -> RebuildReport:
     """Restore, from the log, what the (fenced) ``vshards`` can be missing of the followers
     in ``changes`` (``follower → the targets it changed``): a promotion's reconcile of the
     edge log's tail. Each follower's own keys are rewritten where they live on ``vshards``;
     its entries in others' keys (those it follows or followed, and its changes' targets) are
     set member by member where the key or the follower lives on ``vshards``; the overlaps of
     the boards touched are recounted. Keys elsewhere, whose writers are not fenced, stay."""
-    served = set(vshards)
+    served, current = set(vshards), topology.read_fresh()
     differences: list[Difference] = []
-    rows = checked = rewritten = fixed = recounted = 0
+    rows = checked = 0
+    totals = [0, 0, 0]  # keys rewritten, members fixed, overlaps recounted
     for follower, targets in sorted(changes.items()):
-        state = _follower_state(follower, targets)
-        home = vshard_of(follower) in served
-        whole = [d for d in compare(state.expected, state.actual) if home]
-        members = [d for d in state.members if home or keys.vshard_of_key(d.key) in served]
-        rewritten += _rewrite([d.key for d in whole], state.expected, None)
-        fixed += _fix_members(follower, replace(state, members=members))
-        recounted += _recount_overlaps({board for board in _counterpart_boards(follower, state)
-                                        if home or vshard_of(board) in served}, state.owners)
-        differences += whole + members
+        state = _follower_state(current, follower, targets)
+        found, *counts = _restore(current, follower, state, _fenced(served, follower))
+        totals = [total + count for total, count in zip(totals, counts, strict=True)]
+        differences += found
         rows += state.rows.total()
         checked += len(state.expected) + len(state.member_values)
-        if progress is not None:
-            progress(1, len(changes))
     scope = f"{len(changes)} followers of {_describe(served)}" if served else "nothing"
-    return RebuildReport(VerifyReport(scope, rows, checked, 0, differences), rewritten, fixed,
-                         recounted)
+    return RebuildReport(VerifyReport(scope, rows, checked, 0, differences), *totals)
+
+
+def _fenced(served: set[int], follower: int) -> Callable[[str], bool]:
+    """Which keys a promotion's reconcile writes for ``follower``: all of them when the
+    follower's own vshard is fenced (its writes wait), else those on fenced vshards."""
+    home = vshard_of(follower) in served
+    return lambda key: home or keys.vshard_of_key(key) in served
+
+
+def _restore(current: VShardMap, user: int, state: _State, keep: Callable[[str], bool],
+             progress: Progress | None = None) -> tuple[list[Difference], int, int, int]:
+    """Write what a user scope's ``state`` found different, where ``keep(key)``: whole keys
+    rewritten, the user's entries in others' keys set, the overlaps of the boards recounted.
+    Returns the differences acted on and the three counts."""
+    whole = [d for d in compare(state.expected, state.actual) if keep(d.key)]
+    members = [d for d in state.members if keep(d.key)]
+    boards = {board for board in _counterpart_boards(user, state)
+              if keep(keys.board_key(board, keys.BOARD_OVERLAP))}
+    return (whole + members,
+            _rewrite(current, [d.key for d in whole], state.expected, progress),
+            _fix_members(current, user, state.mine, members),
+            _recount_overlaps(current, boards, state.owners))
 
 
 def _vshard_state(vshards: Collection[int] | None) -> _State:
@@ -142,7 +155,7 @@ def _vshard_state(vshards: Collection[int] | None) -> _State:
     owners = lookup.board_owners(rows.boards(), strict=False)
     expected = projection.within(projection.project(rows, owners), wanted)
     scope = "all" if wanted is None else _describe(wanted)
-    return _State(scope, rows, owners, expected, _actual_of_vshards(wanted), [], {})
+    return _State(scope, rows, owners, expected, _actual_of_vshards(wanted), [], {}, {})
 
 
 def _actual_of_vshards(wanted: set[int] | None) -> dict[str, Value]:
@@ -165,53 +178,45 @@ def _scan_names(instance: str, served: set[int], per_vshard: bool) -> list[str]:
                   if (parsed := keys.parse(name)) is not None and parsed.vshard in served)
 
 
-def _user_state(user: int) -> _State:
+def _user_state(current: VShardMap, user: int) -> _State:
+    """Everything of one user: their keys and their boards' keys (from every row pointing at
+    them, a scan of every shard), and their entries in others' keys."""
     boards = boards_of(user)
     rows = rows_for_user(user, boards)
     owners = lookup.board_owners(rows.boards() | set(boards), strict=False)
-    everything = projection.project(rows, owners)
     owned = keys.user_keys(user) + [name for board in boards for name in keys.board_keys(board)]
-    expected = {name: everything[name] for name in owned if name in everything}
-    actual = _read_by_home(owned)
-    own_rows = _rows_from(rows, user)
-    mine = projection.project(own_rows, owners)
-    others = _counterpart_keys(user, mine, actual, owners, set(owned))
-    values = _read_members_by_home([(name, user) for name in others])
-    members = [d for name in others
-               if (d := member_difference(name, user, member_value(mine.get(name), user),
-                                          values[(name, user)])) is not None]
-    return _State(f"user {user}", rows, owners, expected, actual, members, values)
+    return _state_of(current, user, rows, _rows_from(rows, user), owners, owned,
+                     projection.project(rows, owners), f"user {user}")
 
 
-def _follower_state(user: int, targets: Collection[Target] = ()) -> _State:
+def _follower_state(current: VShardMap, user: int, targets: Collection[Target]) -> _State:
     """The user's follower side only: their own keys and their entries in the keys of what
     they follow, followed, or name in ``targets``; read from their own log rows (no scan of
     other shards)."""
     rows = logscan.rows_of(user)
     boards = {target for kind, target in targets if kind == "board"}
     owners = lookup.board_owners(rows.boards() | boards, strict=False)
-    mine = projection.project(rows, owners)
     owned = [keys.user_key(user, kind) for kind in keys.FOLLOWER_SIDE_KINDS]
-    expected = {name: mine[name] for name in owned if name in mine}
-    actual = _read_by_home(owned)
-    named = {name for kind, target in targets
-             for name in _target_keys(kind, target, owners.get(target))}
-    others = sorted(set(_counterpart_keys(user, mine, actual, owners, set(owned))) | named)
-    values = _read_members_by_home([(name, user) for name in others])
+    return _state_of(current, user, rows, rows, owners, owned, None, f"follower {user}",
+                     targets)
+
+
+def _state_of(current: VShardMap, user: int, rows: LogRows, own_rows: LogRows,
+              owners: dict[int, int], owned: list[str], everything: dict[str, Value] | None,
+              scope: str, targets: Collection[Target] = ()) -> _State:
+    """A user scope's state: the ``owned`` keys expected (from ``everything`` the rows imply,
+    or from the user's own rows alone) and as Redis has them, and the user's entries in
+    others' keys, as their own rows imply them and as Redis has them."""
+    mine = projection.project(own_rows, owners)
+    implied = mine if everything is None else everything
+    expected = {name: implied[name] for name in owned if name in implied}
+    actual = _read_by_home(current, owned)
+    others = _counterpart_keys(user, mine, actual, owners, set(owned), targets)
+    values = _read_members_by_home(current, [(name, user) for name in others])
     members = [d for name in others
                if (d := member_difference(name, user, member_value(mine.get(name), user),
                                           values[(name, user)])) is not None]
-    return _State(f"follower {user}", rows, owners, expected, actual, members, values)
-
-
-def _target_keys(kind: str, target: int, owner: int | None) -> list[str]:
-    """The keys of a follow target that can hold an entry for one of its followers."""
-    if kind == "user":
-        return [keys.user_key(target, keys.FOLLOWERS),
-                keys.user_key(target, keys.IMPLICIT_FOLLOWERS)]
-    found = [keys.board_key(target, keys.BOARD_FOLLOWERS),
-             keys.board_key(target, keys.BOARD_UNFOLLOWERS)]
-    return found + ([] if owner is None else [keys.user_key(owner, keys.IMPLICIT_FOLLOWERS)])
+    return _State(scope, rows, owners, expected, actual, members, values, mine)
 
 
 def _rows_from(rows: LogRows, user: int) -> LogRows:
@@ -221,12 +226,16 @@ def _rows_from(rows: LogRows, user: int) -> LogRows:
 
 
 def _counterpart_keys(user: int, mine: dict[str, Value], actual: dict[str, Value],
-                      owners: dict[int, int], owned: set[str]) -> list[str]:
-    """Others' keys that hold (or should hold) an entry for ``user``."""
+                      owners: dict[int, int], owned: set[str],
+                      targets: Collection[Target] = ()) -> list[str]:
+    """Others' keys that hold (or should hold) an entry for ``user``: those of what Redis or
+    the log says the user follows, and of ``targets``."""
     followed = set(_members(actual.get(keys.user_key(user, keys.FOLLOWING))))
+    followed |= {target for kind, target in targets if kind == "user"}
     implicit = set(_members(actual.get(keys.user_key(user, keys.IMPLICIT_FOLLOWING))))
     boards = set(_members(actual.get(keys.user_key(user, keys.BOARDS_FOLLOWED))))
     boards |= set(_members(actual.get(keys.user_key(user, keys.BOARDS_UNFOLLOWED))))
+    boards |= {target for kind, target in targets if kind == "board"}
     names = set(mine) - owned
     names |= {keys.user_key(t, kind) for t in followed | implicit
               for kind in (keys.FOLLOWERS, keys.IMPLICIT_FOLLOWERS)}
@@ -258,8 +267,7 @@ def _home(current: VShardMap, name: str) -> str:
     return current.master_for(vshard)
 
 
-def _read_by_home(names: list[str]) -> dict[str, Value]:
-    current = topology.read_fresh()
+def _read_by_home(current: VShardMap, names: list[str]) -> dict[str, Value]:
     grouped: dict[str, list[str]] = defaultdict(list)
     for name in names:
         grouped[_home(current, name)].append(name)
@@ -269,9 +277,8 @@ def _read_by_home(names: list[str]) -> dict[str, Value]:
     return found
 
 
-def _read_members_by_home(
-        pairs: list[tuple[str, int]]) -> dict[tuple[str, int], int | bool | None]:
-    current = topology.read_fresh()
+def _read_members_by_home(current: VShardMap, pairs: list[tuple[str, int]],
+                          ) -> dict[tuple[str, int], int | bool | None]:
     grouped: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for pair in pairs:
         grouped[_home(current, pair[0])].append(pair)
@@ -281,8 +288,8 @@ def _read_members_by_home(
     return found
 
 
-def _rewrite(names: list[str], expected: dict[str, Value], progress: Progress | None) -> int:
-    current = topology.read_fresh()
+def _rewrite(current: VShardMap, names: list[str], expected: dict[str, Value],
+             progress: Progress | None) -> int:
     grouped: dict[str, list[str]] = defaultdict(list)
     for name in names:
         grouped[_home(current, name)].append(name)
@@ -296,17 +303,15 @@ def _rewrite(names: list[str], expected: dict[str, Value], progress: Progress | 
     return len(names)
 
 
-def _fix_members(user: int, state: _State) -> int:
-    current = topology.read_fresh()
-    mine = projection.project(_rows_from(state.rows, user), state.owners)
-    for difference in state.members:
+def _fix_members(current: VShardMap, user: int, mine: dict[str, Value],
+                 members: list[Difference]) -> int:
+    for difference in members:
         want = member_value(mine.get(difference.key), user)
         admin.set_member(_home(current, difference.key), difference.key, user, want)
-    return len(state.members)
+    return len(members)
 
 
-def _recount_overlaps(boards: set[int], owners: dict[int, int]) -> int:
-    current = topology.read_fresh()
+def _recount_overlaps(current: VShardMap, boards: set[int], owners: dict[int, int]) -> int:
     known = sorted(board for board in boards if board in owners)
     for board in known:
         admin.recount_overlap(

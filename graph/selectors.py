@@ -106,9 +106,7 @@ def which_boards_followed(follower_id: int | str, board_ids: Sequence[int | str]
     order; one round trip to the follower's instance after the owner lookup. Boards that do
     not exist raise :class:`GraphNotFound`, or with ``missing_ok`` are not followed."""
     follower = lookup.user_id(follower_id)
-    boards = list(dict.fromkeys(lookup.board_ids(_batch(board_ids))))
-    owners = lookup.board_owners(boards, strict=not missing_ok) if boards else {}
-    boards = [board for board in boards if board in owners]
+    boards, owners = _boards_and_owners(board_ids, strict=not missing_ok)
     if not boards:
         return []
     explicit, owner_scores, unfollowed = reads.execute(vshard_of(follower), [
@@ -117,20 +115,36 @@ def which_boards_followed(follower_id: int | str, board_ids: Sequence[int | str]
         ("smismember", user_key(follower, BOARDS_UNFOLLOWED), boards)])
     return [board for board, mine, owner, unfollow
             in zip(boards, explicit, owner_scores, unfollowed, strict=True)
-            if mine or (owner is not None and not unfollow)]
+            if _follows_board(bool(mine), owner is not None, bool(unfollow))]
 
 
 def which_boards_followed_in_log(follower_id: int | str,
                                  board_ids: Sequence[int | str]) -> list[int]:
-    """The boards among ``board_ids`` that the follower follows by the edge log, in input
-    order (boards that no longer exist are not followed). One query on the follower's shard
-    after the owner lookup; for work that must act on what was committed, even while Redis
-    is behind the log (the feed applying a follow or an unfollow)."""
+    """:func:`which_boards_followed` as the edge log has it (boards that no longer exist are
+    not followed): one query on the follower's shard after the owner lookup, for work that
+    must act on what was committed even while Redis is behind the log (the feed applying a
+    follow or an unfollow)."""
     follower = lookup.user_id(follower_id)
-    boards = list(dict.fromkeys(lookup.board_ids(board_ids)))
-    owners = lookup.board_owners(boards, strict=False) if boards else {}
-    followed = edgelog.boards_followed(follower, owners)
-    return [board for board in boards if board in followed]
+    boards, owners = _boards_and_owners(board_ids, strict=False)
+    explicit, unfollowed, owners_followed = edgelog.board_follow_rows(follower, boards,
+                                                                      owners.values())
+    return [board for board in boards
+            if _follows_board(board in explicit, owners[board] in owners_followed,
+                              board in unfollowed)]
+
+
+def _boards_and_owners(board_ids: Sequence[int | str], strict: bool,
+                       ) -> tuple[list[int], dict[int, int]]:
+    """The distinct existing boards among ``board_ids`` (at most ``MAX_BATCH``), in input
+    order, and their owners; with ``strict`` a board that does not exist raises."""
+    boards = list(dict.fromkeys(lookup.board_ids(_batch(board_ids))))
+    owners = lookup.board_owners(boards, strict=strict) if boards else {}
+    return [board for board in boards if board in owners], owners
+
+
+def _follows_board(explicitly: bool, follows_owner: bool, unfollowed: bool) -> bool:
+    """The board rule: followed explicitly, or through its owner unless unfollowed."""
+    return explicitly or (follows_owner and not unfollowed)
 
 
 def board_followers_among(board_id: int | str, user_ids: Sequence[int | str]) -> list[int]:
@@ -147,7 +161,7 @@ def board_followers_among(board_id: int | str, user_ids: Sequence[int | str]) ->
         ("smismember", board_key(board, BOARD_UNFOLLOWERS), users)])
     return [user for user, mine, owned, unfollow
             in zip(users, explicit, via_owner, unfollowed, strict=True)
-            if mine is not None or (owned is not None and not unfollow)]
+            if _follows_board(mine is not None, owned is not None, bool(unfollow))]
 
 
 def follower_count(user_id: int | str) -> int:

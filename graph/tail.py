@@ -12,8 +12,7 @@ from collections import defaultdict
 from collections.abc import Collection
 
 from events import journal
-from graph.events import FOLLOW_CHANGED
-from graph.repair import Target
+from graph.events import FOLLOW_CHANGED, Target
 from graph.vshards import vshard_of
 
 

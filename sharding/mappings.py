@@ -16,7 +16,8 @@ from __future__ import annotations
 import base64
 import binascii
 import time
-from collections.abc import Iterable, Iterator
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from sharding import cache
@@ -131,6 +132,24 @@ def add(table: MappingTable, from_id: int, to_id: int, sequence: int | None = No
         added = c.rowcount > 0
     _forget_on_commit(alias, table, from_id)
     return added
+
+
+def add_many(table: MappingTable, edges: Sequence[tuple[int, int]], batch: int = 5000) -> None:
+    """Add many edges ``(from_id, to_id)`` at the current time, edges already there kept
+    unchanged: one multi-row ``INSERT`` per shard and ``batch`` edges (bulk loading)."""
+    by_list: dict[tuple[str, str, int], list[tuple[int, int]]] = defaultdict(list)
+    for from_id, to_id in edges:
+        expect_type(to_id, table.to_type)
+        by_list[_location(table, from_id)].append((from_id, to_id))
+    for (alias, name, shard), found in by_list.items():
+        for start in range(0, len(found), batch):
+            chunk, now = found[start:start + batch], now_sequence()
+            with cursor(alias, shard) as c:
+                c.execute(f"INSERT IGNORE INTO {name} (from_id, to_id, sequence) VALUES "
+                          + ",".join(["(%s, %s, %s)"] * len(chunk)),
+                          [value for from_id, to_id in chunk for value in (from_id, to_id, now)])
+        for from_id in {from_id for from_id, _ in found}:
+            _forget_on_commit(alias, table, from_id)
 
 
 def add_to_sequence(table: MappingTable, from_id: int, to_id: int, amount: int) -> bool:

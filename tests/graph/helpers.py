@@ -6,15 +6,19 @@ import contextlib
 import io
 import json
 import uuid
+from collections.abc import Iterator
 
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from graph import keys, topology
+from graph import edgelog, keys, topology
 from graph.keys import Value
 from graph.store import admin
 from graph.vshards import vshard_of
 from pins.actions import create_board, create_pinner
+from sharding.bench import raw_connection
+from sharding.hosts import alias_for_shard
+from sharding.ids import shard_of
 
 
 def new_user() -> int:
@@ -52,3 +56,38 @@ def verify_all() -> dict[str, object]:
         call_command("graph", "verify", "--all", "--json", stdout=out)
     report: dict[str, object] = json.loads(out.getvalue())
     return report
+
+
+class HeldLock:
+    """Another writer's session holding a follower's graph lock (:func:`held_follower_lock`)."""
+
+    def __init__(self, user: int) -> None:
+        self.name = edgelog.lock_name(user)
+        self.session = raw_connection(alias_for_shard(shard_of(user)))
+
+    def take(self) -> None:
+        with self.session.cursor() as c:
+            c.execute("SELECT GET_LOCK(%s, 5)", [self.name])
+            assert c.fetchone()[0] == 1
+
+    def release(self) -> None:
+        with self.session.cursor() as c:
+            c.execute("DO RELEASE_LOCK(%s)", [self.name])
+
+    def awaited(self) -> bool:
+        """Whether a session of the same server is waiting in ``GET_LOCK`` for it."""
+        with self.session.cursor() as c:
+            c.execute("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE %s",
+                      [f"SELECT GET_LOCK('{self.name}'%"])
+            return bool(c.fetchone()[0])
+
+
+@contextlib.contextmanager
+def held_follower_lock(user: int) -> Iterator[HeldLock]:
+    """The user's graph lock held by another session until released (or the block ends)."""
+    held = HeldLock(user)
+    try:
+        held.take()
+        yield held
+    finally:
+        held.session.close()

@@ -16,11 +16,9 @@ from graph.exceptions import GraphNotFound, GraphUnavailable, InvalidGraphInput
 from graph.tables import USER_FOLLOWS_BOARD, USER_FOLLOWS_USER, USER_UNFOLLOWS_BOARD
 from pins.types import BOARD, USER
 from sharding import mappings
-from sharding.bench import raw_connection
-from sharding.hosts import alias_for_shard
 from sharding.ids import compose, shard_of
 from tests.events.helpers import recorded
-from tests.graph.helpers import new_board, new_user
+from tests.graph.helpers import held_follower_lock, new_board, new_user
 from tests.polling import wait_until
 
 
@@ -212,19 +210,9 @@ def test_rejected_input_writes_nothing() -> None:
     assert list(mappings.iterate(USER_FOLLOWS_USER, ann)) == []
 
 
-def _waits_for_lock(holder: Any, user_id: int) -> bool:
-    """Whether a session on ``holder``'s server is waiting in ``GET_LOCK`` for the user's
-    graph lock."""
-    with holder.cursor() as c:
-        c.execute("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE %s",
-                  [f"SELECT GET_LOCK('pinsite.graph.{user_id}'%"])
-        return bool(c.fetchone()[0])
-
-
 def test_a_follow_waits_for_the_followers_lock_and_goes_on_when_it_is_released(
         settings: Settings) -> None:
     ann, bob = new_user(), new_user()
-    holder = raw_connection(alias_for_shard(shard_of(ann)))  # another writer holds ann's lock
     settings.PINSITE_GRAPH = {**settings.PINSITE_GRAPH, "LOCK_SECONDS": 60}
     outcome: list[object] = []
 
@@ -238,19 +226,15 @@ def test_a_follow_waits_for_the_followers_lock_and_goes_on_when_it_is_released(
 
     following = threading.Thread(target=follow)
     try:
-        with holder.cursor() as c:
-            c.execute(f"SELECT GET_LOCK('pinsite.graph.{ann}', 5)")
-            assert c.fetchone()[0] == 1
-        following.start()
-        assert wait_until(lambda: _waits_for_lock(holder, ann), timeout=30)
-        assert outcome == [] and not mappings.contains(USER_FOLLOWS_USER, ann, bob)
-        with holder.cursor() as c:
-            c.execute(f"DO RELEASE_LOCK('pinsite.graph.{ann}')")
-        following.join(timeout=60)
+        with held_follower_lock(ann) as held:  # another writer holds ann's lock
+            following.start()
+            assert wait_until(held.awaited, timeout=30)
+            assert outcome == [] and not mappings.contains(USER_FOLLOWS_USER, ann, bob)
+            held.release()
+            following.join(timeout=60)
         assert outcome == [True]
         assert selectors.is_following_user(ann, bob)
     finally:
-        holder.close()
         if following.is_alive():
             following.join(timeout=60)
 
@@ -258,21 +242,13 @@ def test_a_follow_waits_for_the_followers_lock_and_goes_on_when_it_is_released(
 def test_a_follow_waits_for_the_followers_lock_and_fails_cleanly_without_it(
         settings: Settings, follow_events: list[dict[str, Any]]) -> None:
     ann, bob, cat = new_user(), new_user(), new_user()
-    alias = alias_for_shard(shard_of(ann))
-    holder = raw_connection(alias)  # another writer holds ann's lock
-    try:
-        with holder.cursor() as c:
-            c.execute(f"SELECT GET_LOCK('pinsite.graph.{ann}', 5)")
-            assert c.fetchone()[0] == 1
+    with held_follower_lock(ann) as held:  # another writer holds ann's lock
         settings.PINSITE_GRAPH = {**settings.PINSITE_GRAPH, "LOCK_SECONDS": 1}
         with pytest.raises(GraphUnavailable, match="another graph write in progress"):
             actions.follow_user(ann, bob)
         assert not mappings.contains(USER_FOLLOWS_USER, ann, bob)  # rolled back
         assert not selectors.is_following_user(ann, bob)
-        with holder.cursor() as c:
-            c.execute(f"DO RELEASE_LOCK('pinsite.graph.{ann}')")
+        held.release()
         assert actions.follow_user(ann, cat).changed  # the same connection serves again
         publisher.flush()
         assert [event["target_id"] for event in follow_events] == [cat]
-    finally:
-        holder.close()

@@ -206,16 +206,15 @@ def test_a_promotion_replays_the_log_since_the_replicas_stamp_not_the_whole_log(
     assert promoted["keys_reconciled"] > 0  # the acknowledged follows the replica never got
     assert writer.process.wait(timeout=90) == 0, "the writer did not recover"
     assert all(mappings.contains(USER_FOLLOWS_USER, a, b) for a, b in writer.acknowledged)
-    differing = {user: found[:3] for user, found in verify_users(pair.environment, users).items()
-                 if found}
-    assert not differing, differing
+    assert_users_verify_clean(pair.environment, users)
 
 
-def verify_users(environment: dict[str, str], users: list[int]) -> dict[str, list[object]]:
-    """Each user's differences between the pair and the edge log (one process for all)."""
+def assert_users_verify_clean(environment: dict[str, str], users: list[int]) -> None:
+    """No user of ``users`` differs between the pair and the edge log (``graph verify --user``
+    for each, in one process)."""
     result = subprocess.run(
         [sys.executable, "-m", "tests.graph.verify_users", "--users", ",".join(map(str, users))],
         cwd=REPO, env=environment, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    found: dict[str, list[object]] = json.loads(result.stdout)
-    return found
+    differing = {user: found[:3] for user, found in json.loads(result.stdout).items() if found}
+    assert not differing, differing

@@ -36,10 +36,10 @@ from tests.graph.test_failover import (
     REPO,
     Writer,
     _manage,
+    assert_users_verify_clean,
     kill_with_unreplicated_follows,
     pair_environment,
     users,
-    verify_users,
 )
 from tests.polling import wait_until
 from toolkit.bench import free_loopback_ports
@@ -107,15 +107,6 @@ def _graph_history(watched: Watched) -> list[dict[str, object]]:
     return [entry for entry in entries if entry.get("store") == "graph"]
 
 
-def _verify_clean(watched: Watched, users: list[int]) -> None:
-    """The writer's users verify clean on the pair (the orchestrator stamps the masters, so
-    a promotion replays the log's tail since the stamp: the pair holds those users' follows,
-    not the whole shared log)."""
-    differing = {user: found[:3] for user, found in verify_users(watched.environment, users).items()
-                 if found}
-    assert not differing, differing
-
-
 @pytest.mark.slow
 def test_a_sigkilled_master_is_failed_over_by_sentinel_and_followed_without_a_command(
         watched: Watched, orchestrator: subprocess.Popen[str], users: list[int]) -> None:
@@ -130,7 +121,7 @@ def test_a_sigkilled_master_is_failed_over_by_sentinel_and_followed_without_a_co
     assert int(str(promoted["keys_reconciled"])) > 0  # the follows the replica never got
     assert "followers of" in str(promoted["detail"])  # the tail since its stamp was replayed
     assert all(mappings.contains(USER_FOLLOWS_USER, a, b) for a, b in writer.acknowledged)
-    _verify_clean(watched, users)
+    assert_users_verify_clean(watched.environment, users)  # the pair holds their follows
 
     watched.master.role, watched.master.master = REPLICA, watched.replica  # as devstack would
     watched.replica.role, watched.replica.master = MASTER, None
@@ -174,7 +165,7 @@ def test_a_short_stop_is_left_alone_and_a_long_one_is_failed_over_and_fenced(
     kinds = [entry["kind"] for entry in _graph_history(watched)]
     assert kinds[:2] == ["promoted", "fenced"]
     assert all(mappings.contains(USER_FOLLOWS_USER, a, b) for a, b in writer.acknowledged)
-    _verify_clean(watched, users)
+    assert_users_verify_clean(watched.environment, users)  # the pair holds their follows
 
 
 def _sentinel_state(watcher: Sentinel) -> dict[str, Any]:

@@ -72,7 +72,7 @@ class Command(SubcommandCommand):
                               help="which masters to kill (default both)")
         failover.add_argument("--edge-log-rows", type=int, default=None, metavar="ROWS",
                               help="first grow the graph's edge log to ROWS rows with follows "
-                                   "among bench pinners (they stay, like demo data)")
+                                   "among bench-only users (they stay, like demo data)")
         splitting = self.add_subparser(subparsers, parent, "split",
                                        "split a throwaway shard host under a writer: the "
                                        "fence and the writer's longest pause", json_output=True)
