@@ -38,7 +38,7 @@ def running(worker: dramatiq.Worker, settings: Settings) -> Iterator[RunningQueu
     broker = dramatiq.get_broker()
     broker.add_middleware(in_flight)
     try:
-        yield RunningQueue(worker, in_flight)
+        yield RunningQueue(in_flight)
     finally:
         broker.middleware.remove(in_flight)
 

@@ -1,6 +1,6 @@
 """Helpers for feed tests: users, boards and pins made through the real actions, the worker's
-queues, captured queue messages for the few tests about what is sent, and reading feeds back
-from HBase."""
+queues, captured queue messages for the few tests about what is sent, reading feeds back from
+HBase, and a fixture for speculative reads that remember a cluster's failure."""
 
 from __future__ import annotations
 
@@ -13,13 +13,14 @@ from typing import Any
 from unittest import mock
 
 import dramatiq
+import pytest
 from dramatiq import Message
 
 from accounts import tasks as accounts_tasks
 from events import publisher
-from feed import observe, storage, tasks
+from feed import observe, speculative, storage, tasks
 from feed.smart import tasks as smart_tasks
-from feed.store.pools import Cluster
+from feed.store.pools import CLUSTERS, Cluster
 from graph import tasks as graph_tasks
 from graph.actions import follow_board
 from pins import tasks as pins_tasks
@@ -54,6 +55,14 @@ def feed_ids(user: int, cluster: Cluster = "primary") -> list[int]:
     return [entry.pin_id for entry in storage.read_entries(cluster, user)]
 
 
+def feed_ids_on_both(user: int) -> list[int]:
+    """The pin IDs stored in a user's feed, newest first, once both clusters are found to hold
+    the same ones."""
+    primary, standby = (feed_ids(user, cluster) for cluster in CLUSTERS)
+    assert primary == standby, (primary, standby)
+    return primary
+
+
 @dataclass
 class CapturedQueue:
     """Messages sent to the broker, kept instead of published; run them in any order.
@@ -68,8 +77,6 @@ class CapturedQueue:
     broker: dramatiq.Broker
     sent: list[Message[Any]] = field(default_factory=list)
     batches: list[int] = field(default_factory=list)  # sizes of the batches sent together
-    delays: dict[str, int] = field(default_factory=dict)  # message ID: delay asked for (ms)
-    ran: int = 0
 
     @property
     def pending(self) -> list[Message[Any]]:
@@ -79,9 +86,8 @@ class CapturedQueue:
         return self.sent
 
     def enqueue(self, message: Message[Any], *, delay: int | None = None) -> Message[Any]:
+        """Keep ``message``; its delay is not kept, a captured message runs when run."""
         self.sent.append(message)
-        if delay is not None:
-            self.delays[message.message_id] = delay
         return message
 
     def enqueue_all(self, messages: list[Message[Any]]) -> list[Message[Any]]:
@@ -100,11 +106,9 @@ class CapturedQueue:
     def clear(self) -> None:
         self.pending.clear()
         self.batches.clear()
-        self.delays.clear()
 
     def run(self, message: Message[Any]) -> None:
         self.broker.get_actor(message.actor_name).fn(*message.args, **message.kwargs)
-        self.ran += 1
 
     def run_some(self, rng: random.Random, count: int, duplicates: float = 0.0) -> None:
         """Run up to ``count`` randomly chosen pending messages; each one stays pending for
@@ -147,3 +151,17 @@ def clear_of_a_bucket_edge() -> None:
     left = observe.BUCKET_SECONDS - time.time() % observe.BUCKET_SECONDS
     if left < 2:
         time.sleep(left + 0.1)
+
+
+@pytest.fixture
+def failures_remembered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Speculative reads that remember no cluster's failure from before the test, and remember
+    one within it for ten minutes (past any stall of a busy machine), so a cluster that failed
+    is asked second for the rest of the test. A fixture imported by the tests that use it:
+
+    >>> pytestmark = pytest.mark.usefixtures("failures_remembered")
+    """
+    monkeypatch.setattr(speculative, "SUSPECT_SECONDS", 600.0)
+    speculative.answers.failed_at.clear()
+    yield
+    speculative.answers.failed_at.clear()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import threading
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import dramatiq
@@ -29,12 +29,12 @@ class InFlight(Middleware):
 
     ``duplicates``: the share of handled messages published once more, after a random delay
     of up to ``max_delay_ms`` (through the delay queue), as RabbitMQ redelivers a message whose
-    acknowledgement was lost."""
+    acknowledgement was lost; both drawn from ``rng``, which a test may replace to reseed."""
 
-    def __init__(self, rng: random.Random | None = None) -> None:
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._open: Counter[str] = Counter()
-        self.rng = rng or random.Random(0)
+        self.rng = random.Random(0)
         self.duplicates = 0.0
         self.max_delay_ms = 50
 
@@ -73,8 +73,7 @@ class InFlight(Middleware):
 class RunningQueue:
     """RabbitMQ and a running worker, with this process's messages counted."""
 
-    worker: dramatiq.Worker
-    in_flight: InFlight = field(default_factory=InFlight)
+    in_flight: InFlight
 
     def settle(self, timeout: float = 60.0) -> None:
         """Wait until every message sent so far (and everything those sent) has been

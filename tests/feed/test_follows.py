@@ -14,19 +14,13 @@ from feed.store.pools import CLUSTERS
 from graph.actions import follow_board, follow_user, unfollow_board, unfollow_user
 from pins.actions import delete_pin
 from sharding.mappings import now_sequence
-from tests.feed.helpers import feed_ids, new_board, new_pin, new_user
+from tests.feed.helpers import feed_ids, feed_ids_on_both, new_board, new_pin, new_user
 from tests.feed.running import RunningQueue
 
 
 def _creator_with_boards() -> tuple[int, int, int]:
     owner = new_user()
     return owner, new_board(owner, "Soups"), new_board(owner, "Tarts")
-
-
-def _on_both_clusters(fan: int) -> list[int]:
-    primary, standby = (feed_ids(fan, cluster) for cluster in CLUSTERS)
-    assert primary == standby
-    return primary
 
 
 def test_following_a_user_backfills_the_pins_of_all_their_boards(running: RunningQueue) -> None:
@@ -36,7 +30,7 @@ def test_following_a_user_backfills_the_pins_of_all_their_boards(running: Runnin
     fan = new_user()
     follow_user(fan, owner)
     running.settle()
-    assert _on_both_clusters(fan) == pins[::-1]
+    assert feed_ids_on_both(fan) == pins[::-1]
 
 
 def test_backfilled_cells_carry_the_follow_time(running: RunningQueue) -> None:
@@ -75,7 +69,7 @@ def test_a_follow_skips_boards_the_follower_unfollowed(running: RunningQueue) ->
     follow_user(fan, owner)
     unfollow_board(fan, tarts)
     running.settle()
-    assert _on_both_clusters(fan) == [soup] and tart not in feed_ids(fan)
+    assert feed_ids_on_both(fan) == [soup] and tart not in feed_ids(fan)
 
 
 def test_unfollowing_removes_the_boards_pins(running: RunningQueue) -> None:
@@ -84,10 +78,10 @@ def test_unfollowing_removes_the_boards_pins(running: RunningQueue) -> None:
     fan = new_user()
     follow_board(fan, soups)
     running.settle()
-    assert _on_both_clusters(fan) == pins[::-1]
+    assert feed_ids_on_both(fan) == pins[::-1]
     unfollow_board(fan, soups)
     running.settle()
-    assert _on_both_clusters(fan) == []
+    assert feed_ids_on_both(fan) == []
 
 
 def test_a_follow_delivered_after_its_unfollow_stays_masked() -> None:
@@ -109,10 +103,10 @@ def test_unfollowing_a_user_keeps_boards_followed_explicitly(running: RunningQue
     follow_board(fan, tarts)
     follow_user(fan, owner)
     running.settle()
-    assert sorted(_on_both_clusters(fan)) == sorted([soup, tart])
+    assert sorted(feed_ids_on_both(fan)) == sorted([soup, tart])
     unfollow_user(fan, owner)
     running.settle()
-    assert _on_both_clusters(fan) == [tart]
+    assert feed_ids_on_both(fan) == [tart]
 
 
 def test_an_unfollow_also_sweeps_out_pins_deleted_meanwhile() -> None:

@@ -6,6 +6,7 @@ from typing import Any
 
 from feed import storage, trim
 from feed.schema import Entry
+from feed.store.pools import CLUSTERS
 from graph.actions import follow_board
 from sharding.mappings import now_sequence
 from tests.feed.helpers import feed_ids, new_board, new_pin, new_user
@@ -46,7 +47,7 @@ def test_trimming_twice_changes_nothing_more(small_feed: dict[str, Any]) -> None
 
 
 def _within_bound_and_exact(fan: int, pins: list[int], feed: dict[str, Any]) -> None:
-    for cluster in ("primary", "standby"):
+    for cluster in CLUSTERS:
         stored = feed_ids(fan, cluster)
         assert len(stored) < feed["CAP"] + feed["SLACK"], (cluster, stored)
         assert stored[:feed["CAP"]] == pins[::-1][:feed["CAP"]], cluster

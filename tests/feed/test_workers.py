@@ -20,7 +20,7 @@ from feed import storage, tasks
 from feed.deadletters import dead_letters
 from feed.schema import Entry
 from feed.selectors import feed_page
-from feed.store.pools import Cluster
+from feed.store.pools import CLUSTERS, Cluster
 from graph.actions import follow_board, follow_user
 from pins.actions import delete_pin
 from sharding.mappings import now_sequence
@@ -37,7 +37,8 @@ from tests.polling import wait_until
 pytestmark = pytest.mark.slow
 
 
-def _everyone_has(followers: list[int], pin: int, clusters: tuple[Cluster, ...]) -> bool:
+def _everyone_has(followers: list[int], pin: int,
+                  clusters: tuple[Cluster, ...] = CLUSTERS) -> bool:
     return all(pin in feed_ids(follower, cluster) for cluster in clusters
                for follower in followers)
 
@@ -46,7 +47,7 @@ def test_a_new_pin_reaches_every_follower_on_both_clusters(
         worker: dramatiq.Worker, small_feed: dict[str, Any]) -> None:
     owner, board, followers = board_with_followers(7)
     pin = new_pin(owner, board)
-    assert wait_until(lambda: _everyone_has(followers, pin, ("primary", "standby")))
+    assert wait_until(lambda: _everyone_has(followers, pin))
 
 
 def test_a_follow_and_a_deletion_reach_the_feed_through_the_workers(
@@ -107,11 +108,11 @@ def test_a_worker_killed_mid_fanout_leaves_every_follower_with_the_pin_once_rest
     assert not _everyone_has(followers, pin, ("primary",))
     restarted = _start_worker("pinsite.worker")
     try:
-        assert wait_until(lambda: _everyone_has(followers, pin, ("primary", "standby")),
+        assert wait_until(lambda: _everyone_has(followers, pin),
                           timeout=90)
     finally:
         _kill(restarted)
-    for cluster in ("primary", "standby"):
+    for cluster in CLUSTERS:
         assert all(feed_ids(f, cluster).count(pin) == 1 for f in followers)
 
 

@@ -16,14 +16,18 @@ from prometheus_client import REGISTRY
 from pytest_django import Settings
 
 from devstack import Stack
-from feed import speculative
 from feed.smart import generator, health, materialized, pools
 from feed.smart.generator import chunk_size
 from feed.smart.pools import Insert
 from feed.smart.schema import Shown
 from feed.smart.service import home_page
 from sharding.mappings import now_sequence
-from tests.feed.helpers import new_board, new_pin, new_user
+from tests.feed.helpers import (
+    failures_remembered,  # noqa: F401  (a fixture, used by name)
+    new_board,
+    new_pin,
+    new_user,
+)
 from tests.polling import wait_until
 
 BUDGET_MS = 100
@@ -137,28 +141,24 @@ def _reads(cluster: str, asked: str) -> float:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("failures_remembered")  # the outage outlasts any stall
 @pytest.mark.parametrize("server, outcome", [("hbase3", "failed"), ("hbase1", "chunk")])
 def test_the_home_feed_answers_with_a_cluster_down(
-        server: str, outcome: str, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+        server: str, outcome: str, settings: Settings) -> None:
     """Every page comes without waiting on the dead cluster: the pools' failure is a
     ``failed`` generator, not one waited for until the budget ran out (``timeout``, with a
     budget here a hundred times the default, far beyond a refused connection); with the
     primary down, only the first page asks it, and the standby answers every page."""
     settings.PINSITE_SMARTFEED = {**settings.PINSITE_SMARTFEED, "BUDGET_MS": 10_000}
     settings.PINSITE_FEED = {**settings.PINSITE_FEED, "STANDBY_READ_SHARE": 0.0}
-    monkeypatch.setattr(speculative, "SUSPECT_SECONDS", 600.0)  # the outage outlasts any stall
-    speculative.answers.failed_at.clear()
     reader, pins = reader_with_history()
     answering = "standby" if server == "hbase1" else "primary"
     before = {asked: _reads(answering, asked) for asked in ("first", "second")}
-    try:
-        with stopped(server):
-            for _ in range(20):
-                page = home_page(reader, limit=50)
-                assert page.outcome == outcome
-                assert [pin.id for pin in page.items][-5:] == pins
-    finally:
-        speculative.answers.failed_at.clear()
+    with stopped(server):
+        for _ in range(20):
+            page = home_page(reader, limit=50)
+            assert page.outcome == outcome
+            assert [pin.id for pin in page.items][-5:] == pins
     answered = {asked: _reads(answering, asked) - before[asked] for asked in before}
     assert answered == ({"first": 19, "second": 1} if server == "hbase1"
                         else {"first": 20, "second": 0})
