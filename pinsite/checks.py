@@ -14,7 +14,7 @@ from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 
 from pinsite.credentials import CREDENTIALS, development_credentials
-from pinsite.serving.access import is_allowed
+from pinsite.serving.access import allowed_networks
 from pinsite.serving.conf import serving_settings
 
 
@@ -31,7 +31,7 @@ def check_credentials(app_configs: Any = None, **kwargs: Any) -> list[checks.Che
 def check_status_allow_list(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """An error when ``PINSITE_STATUS_ALLOW`` holds something that is not a network."""
     try:
-        is_allowed("127.0.0.1", serving_settings.STATUS_ALLOW)
+        allowed_networks(serving_settings.STATUS_ALLOW)
     except ImproperlyConfigured as exc:
         return [checks.Error(str(exc), hint="comma-separated CIDRs, e.g. 10.0.0.0/8,127.0.0.1/32",
                              id="pinsite.E100")]

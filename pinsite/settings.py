@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pinsite import env
+from pinsite import credentials, env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 BASE = env.port_base()
@@ -19,7 +19,13 @@ LOCAL = env.LOCAL
 PROFILE = env.text("PINSITE_PROFILE", "dev")
 VAR_DIR = Path(env.text("PINSITE_VAR", str(BASE_DIR / "var" / PROFILE)))
 
-SECRET_KEY = env.text("PINSITE_SECRET_KEY", "pinsite-development-key-never-use-in-production")
+
+def _credential(variable: str) -> str:
+    """The variable, or the development stack's value (which production refuses)."""
+    return env.text(variable, credentials.DEVELOPMENT[variable])
+
+
+SECRET_KEY = _credential("PINSITE_SECRET_KEY")
 DEBUG = env.flag("PINSITE_DEBUG", False)
 ALLOWED_HOSTS = env.text("PINSITE_ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
 
@@ -77,8 +83,8 @@ TEMPLATES = [
 
 # --- MySQL: Django's own tables on "default", one alias per physical shard host -------------
 
-MYSQL_USER = env.text("PINSITE_MYSQL_USER", "pinsite")
-MYSQL_PASSWORD = env.text("PINSITE_MYSQL_PASSWORD", "pinsite")
+MYSQL_USER = _credential("PINSITE_MYSQL_USER")
+MYSQL_PASSWORD = _credential("PINSITE_MYSQL_PASSWORD")
 # A stopped or cut-off MySQL host fails the statement waiting on it within these (seconds),
 # and the server rolls back the transaction when the connection closes: no request holds a
 # thread until the host comes back (docs/configuration.md).
@@ -133,10 +139,10 @@ PINSITE_SHARDING = {
     "ZK_HOSTS": env.text("PINSITE_ZK_HOSTS", f"{LOCAL}:{BASE + 181}"),
     "ZK_ROOT": env.text("PINSITE_ZK_ROOT", "/pinsite"),
     "MAP_CACHE_FILE": str(VAR_DIR / "shardmap.json"),
-    "ADMIN_USER": env.text("PINSITE_MYSQL_ADMIN_USER", "pinsite_admin"),
-    "ADMIN_PASSWORD": env.text("PINSITE_MYSQL_ADMIN_PASSWORD", "pinsite_admin"),
-    "REPL_USER": env.text("PINSITE_MYSQL_REPL_USER", "repl"),
-    "REPL_PASSWORD": env.text("PINSITE_MYSQL_REPL_PASSWORD", "repl"),
+    "ADMIN_USER": _credential("PINSITE_MYSQL_ADMIN_USER"),
+    "ADMIN_PASSWORD": _credential("PINSITE_MYSQL_ADMIN_PASSWORD"),
+    "REPL_USER": _credential("PINSITE_MYSQL_REPL_USER"),
+    "REPL_PASSWORD": _credential("PINSITE_MYSQL_REPL_PASSWORD"),
 }
 
 # --- Follower graph: Redis masters (with replicas) holding 8,192 virtual shards -------------
@@ -221,7 +227,9 @@ SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # --- Queue ----------------------------------------------------------------------------------
 
-AMQP_URL = env.text("PINSITE_AMQP_URL", f"amqp://pinsite:pinsite@{LOCAL}:{BASE + 672}/%2F")
+AMQP_URL = env.text("PINSITE_AMQP_URL",
+                    f"amqp://{credentials.AMQP_USER}:{credentials.AMQP_PASSWORD}"
+                    f"@{LOCAL}:{BASE + 672}/%2F")
 
 # --- Content --------------------------------------------------------------------------------
 
@@ -238,7 +246,9 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
-DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * 1024 * 1024
+# Request bodies have one limit, pinsite.serving.bodies.upload_limit() (the image limit plus
+# the form's allowance, enforced before anything reads a body); Django's own is turned off.
+DATA_UPLOAD_MAX_MEMORY_SIZE = None
 
 PINSITE_CONTENT = {
     "MAX_IMAGE_BYTES": env.number("PINSITE_MAX_IMAGE_BYTES", 10 * 1024 * 1024),
@@ -247,15 +257,22 @@ PINSITE_CONTENT = {
     "PAGE_SIZE": 50,
 }
 
-# --- Serving: the client address behind reverse proxies (docs/deployment.md) ---------------
+# --- Serving: the client address behind reverse proxies, who may read /metrics and /readyz
+# (docs/deployment.md). Only the variables that are set; see pinsite/serving/conf.py.
 
-PINSITE_SERVING = {
-    "TRUSTED_PROXIES": env.number("PINSITE_TRUSTED_PROXIES", 0),
-    # /metrics and /readyz: client networks allowed (loopback by default), an optional token
-    "STATUS_ALLOW": env.text("PINSITE_STATUS_ALLOW", "127.0.0.0/8,::1/128").split(","),
-    "STATUS_TOKEN": env.text("PINSITE_STATUS_TOKEN", env.text("PINSITE_METRICS_TOKEN", "")),
-    "READY_CACHE_SECONDS": float(env.text("PINSITE_READY_CACHE_SECONDS", "1")),
-}
+
+def _serving() -> dict[str, Any]:
+    found: dict[str, Any] = env.numbers("PINSITE_", ["TRUSTED_PROXIES"])
+    if allow := env.text("PINSITE_STATUS_ALLOW", ""):
+        found["STATUS_ALLOW"] = allow.split(",")
+    if token := env.text("PINSITE_STATUS_TOKEN", env.text("PINSITE_METRICS_TOKEN", "")):
+        found["STATUS_TOKEN"] = token
+    if seconds := env.text("PINSITE_READY_CACHE_SECONDS", ""):
+        found["READY_CACHE_SECONDS"] = float(seconds)
+    return found
+
+
+PINSITE_SERVING = _serving()
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

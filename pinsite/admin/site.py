@@ -4,7 +4,9 @@ The project keeps Django's default site (``admin.site``, mounted at ``/admin/``)
 gives it the pages of :data:`PAGES` under ``/admin/operations/`` and an index that links them.
 Every page goes through ``site.admin_view``: staff only (others get the login page), CSRF on
 posts, never cached. Actions that change something take a superuser. The login page's POSTs
-are credential attempts, limited as the web UI's (:mod:`pinsite.web.throttles`).
+are credential attempts, limited as the web UI's (:func:`pinsite.serving.attempts.
+credential_limited`); a store it cannot do without (the attempt limiter's cache, Django's
+MySQL) is the 503 page, as in the web UI (:mod:`pinsite.errors`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, path
 
 from pinsite.admin import followers, lookup, queues, shards, smartfeed, vshards
-from pinsite.web.throttles import credential_limited
+from pinsite.errors import UNAVAILABLE, unavailable_page
+from pinsite.serving.attempts import credential_limited
 
 View = Callable[..., HttpResponse]
 
@@ -43,7 +46,7 @@ PAGES: list[tuple[str, View, str]] = [
 def install(site: AdminSite) -> None:
     """Add the operators' pages to ``site`` and link them from its index."""
     site.index_template = "admin/pinsite/index.html"
-    site.login = credential_limited(site.login)  # type: ignore[method-assign,assignment]
+    site.login = _unavailable_page(credential_limited(site.login))  # type: ignore[method-assign]
     builtin = site.get_urls
 
     def get_urls() -> list[Any]:
@@ -55,6 +58,17 @@ def install(site: AdminSite) -> None:
 def operator_urls(site: AdminSite) -> list[URLPattern]:
     return [path(f"operations/{route}", site.admin_view(_with_site(site, view)),
                  name=f"operations-{name}") for route, view, name in PAGES]
+
+
+def _unavailable_page(view: Callable[..., Any]) -> View:
+    """``view`` answering a store that cannot serve it with the 503 page."""
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except UNAVAILABLE as exc:
+            return unavailable_page(request, exc)
+    return wrapped
 
 
 def _with_site(site: AdminSite, view: View) -> View:

@@ -8,8 +8,8 @@ Every error body has one shape (``Error`` in the schema, :data:`pinsite.api.sche
 
 Domain errors map by kind (the store's groups are in :mod:`pinsite.errors`, shared with the web
 UI): not found (also every malformed or wrong-type ID) → 404, not the owner → 403, rejected
-input → 400, a store that cannot answer now → 503. Anything else is a bug
-and propagates to Django's 500 handling.
+input → 400, a store (or the credential attempt limiter) that cannot answer now → 503.
+Anything else is a bug and propagates to Django's 500 handling.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from pins.exceptions import InvalidContent, NotFound, PermissionDenied, UsernameTaken
 from pinsite.api.exceptions import Conflict, ServiceUnavailable
-from pinsite.errors import STORE_INVALID, STORE_NOT_FOUND, UNAVAILABLE
+from pinsite.errors import STORE_INVALID, STORE_NOT_FOUND, UNAVAILABLE, unavailable_message
 
 logger = logging.getLogger("pinsite.api")
 
@@ -48,7 +48,7 @@ TRANSLATIONS: list[Translation] = [
     (InvalidContent, lambda exc: invalid(exc.message, exc.field)),
     (STORE_NOT_FOUND, lambda exc: exceptions.NotFound(_sentence(exc))),
     (STORE_INVALID, lambda exc: invalid(_sentence(exc))),
-    (UNAVAILABLE, lambda exc: ServiceUnavailable()),
+    (UNAVAILABLE, lambda exc: ServiceUnavailable(unavailable_message(exc))),
 ]
 
 

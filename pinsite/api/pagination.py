@@ -30,19 +30,23 @@ MAX_LIMIT = 100
 CURSOR_PATTERN = r"^[A-Za-z0-9_-]*$"
 
 
-def given_once(query: Any, name: str) -> None:
-    """A 400 naming ``name`` when the query string repeats it (rather than taking the last)."""
-    if hasattr(query, "getlist") and len(query.getlist(name)) > 1:
-        raise serializers.ValidationError({name: ["Give this parameter at most once."]})
+class QuerySerializer(serializers.Serializer[Any]):
+    """Query-string parameters, each given at most once: a repeated one is a 400 naming it
+    (rather than the last one silently winning)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        repeated = {name: ["Give this parameter at most once."] for name in self.fields
+                    if hasattr(data, "getlist") and len(data.getlist(name)) > 1}
+        if repeated:
+            raise serializers.ValidationError(repeated)
+        return super().to_internal_value(data)
 
 
 class QueryIntegerField(serializers.IntegerField):
-    """A query-string integer written in plain decimal digits (no sign, point or spaces),
-    given at most once; given but empty is not valid (DRF's form handling would take it for
-    absent)."""
+    """A query-string integer written in plain decimal digits (no sign, point or spaces);
+    given but empty is not valid (DRF's form handling would take it for absent)."""
 
     def get_value(self, dictionary: Any) -> Any:
-        given_once(dictionary, self.field_name)
         return dictionary.get(self.field_name, serializers.empty)
 
     def to_internal_value(self, data: Any) -> int:
@@ -52,7 +56,7 @@ class QueryIntegerField(serializers.IntegerField):
         return int(super().to_internal_value(data))
 
 
-class PageQuerySerializer(serializers.Serializer[Any]):
+class PageQuerySerializer(QuerySerializer):
     cursor = TextField(required=False, max_length=200, pattern=CURSOR_PATTERN,
                        help_text="The `next_cursor` of the previous page; empty or absent for "
                                  "the first page.")
@@ -73,7 +77,6 @@ def page_query(request: Request) -> PageQuery:
         raise serializers.ValidationError(
             {"after": ["Not a parameter of the API: pass the previous page's next_cursor "
                        "as cursor."]})
-    given_once(request.query_params, "cursor")
     checked = PageQuerySerializer(data=request.query_params)
     checked.is_valid(raise_exception=True)
     data = checked.validated_data

@@ -7,6 +7,7 @@ from typing import Any
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
+from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -16,8 +17,7 @@ from pins.related import RELATED_LIMIT, related_pins
 from pinsite.api.base import PageView, PinsiteView
 from pinsite.api.details import pin_detail
 from pinsite.api.fields import path_id
-from pinsite.api.pagination import PageQuery, QueryIntegerField
-from pinsite.api.parsers import ImageUploadParser
+from pinsite.api.pagination import PageQuery, QueryIntegerField, QuerySerializer
 from pinsite.api.serializers.pins import (
     PinChangeInput,
     PinDetailSerializer,
@@ -28,7 +28,7 @@ from pinsite.api.serializers.pins import (
 
 
 class PinsView(PinsiteView):
-    parser_classes = [ImageUploadParser]
+    parser_classes = [MultiPartParser]
 
     @extend_schema(request={"multipart/form-data": PinUploadInput},
                    responses={201: PinSerializer},
@@ -87,7 +87,7 @@ class RelatedPinSerializer(PinSerializer):
                                       help_text="How many boards both pins were saved to.")
 
 
-class RelatedQuery(serializers.Serializer[Any]):
+class RelatedQuery(QuerySerializer):
     limit = QueryIntegerField(required=False, min_value=1, max_value=RELATED_LIMIT,
                               help_text=f"How many, 1..{RELATED_LIMIT} (default 20).")
 

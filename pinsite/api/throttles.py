@@ -2,7 +2,8 @@
 
 Unsafe methods are rate-limited per account (or per address when anonymous); reads are not.
 Sign-ups and token requests are credential attempts, limited as the web log-in is
-(:mod:`pinsite.serving.attempts`, which fails closed: a 503 when its cache is down). The
+(:mod:`pinsite.serving.attempts`, which fails closed: when its cache is down, the
+``LimiterUnavailable`` it raises is a 503, :mod:`pinsite.api.errors`). The
 write throttle fails open (its counters live in the ``default`` cache, which ignores errors).
 Addresses come from :func:`pinsite.serving.clients.client_address`. Rates come from
 ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]``, read on every request.
@@ -20,8 +21,7 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
-from pinsite.api.exceptions import ServiceUnavailable
-from pinsite.serving.attempts import LimiterUnavailable, attempt_wait
+from pinsite.serving.attempts import attempt_wait
 from pinsite.serving.clients import client_address
 
 
@@ -57,10 +57,7 @@ class CredentialThrottle(BaseThrottle):
     def allow_request(self, request: Request, view: Any) -> bool:
         if request.method != "POST":
             return True
-        try:
-            self.seconds = attempt_wait(client_address(request.META), _username(request))
-        except LimiterUnavailable as exc:
-            raise ServiceUnavailable(LimiterUnavailable.message) from exc
+        self.seconds = attempt_wait(client_address(request.META), _username(request))
         return self.seconds is None
 
     def wait(self) -> float | None:

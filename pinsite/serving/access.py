@@ -38,7 +38,7 @@ def status_endpoint(view: View) -> View:
 def refusal(request: HttpRequest) -> HttpResponse | None:
     """The 403 or 401 answer for a request that may not read status endpoints, else None."""
     address = client_address(request.META)
-    if not is_allowed(address, tuple(serving_settings.STATUS_ALLOW)):
+    if not is_allowed(address, serving_settings.STATUS_ALLOW):
         return HttpResponse(f"{address or 'this address'} may not read this endpoint "
                             "(PINSITE_STATUS_ALLOW)\n", status=403, content_type="text/plain")
     token = str(serving_settings.STATUS_TOKEN)
@@ -60,7 +60,13 @@ def is_allowed(address: str, networks: Iterable[str]) -> bool:
         return False
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
-    return any(ip in network for network in _parsed(tuple(networks)))
+    return any(ip in network for network in allowed_networks(networks))
+
+
+def allowed_networks(networks: Iterable[str]) -> tuple[Network, ...]:
+    """The networks of an allow-list of CIDRs (blanks skipped); a malformed one raises
+    :class:`~django.core.exceptions.ImproperlyConfigured` naming ``PINSITE_STATUS_ALLOW``."""
+    return _parsed(tuple(networks))
 
 
 @functools.lru_cache(maxsize=8)

@@ -9,24 +9,37 @@ password from many addresses is limited, and so is trying many accounts from one
 Counts live in the throttle cache (``PINSITE_SERVING["THROTTLE_CACHE"]``, Redis) in fixed
 windows of the rate's period aligned to the clock (an atomic ``INCR`` each): a burst can reach
 twice the rate across a window boundary, never more. The limits fail closed: when that cache
-cannot be reached, :class:`LimiterUnavailable` is raised and the caller refuses the attempt.
+cannot be reached, :class:`LimiterUnavailable` is raised and the attempt is refused: a 503
+with its message, as :mod:`pinsite.errors` maps it for the web UI, the admin and the API.
 
+:func:`credential_limited` puts an HTML log-in or sign-up view (the web UI's, the admin's)
+under the limits: past them the answer is the 429 page, saying when to try again (and a
+``Retry-After`` header). The caller maps :class:`LimiterUnavailable` with its other errors.
+The API's limits are :mod:`pinsite.api.throttles`.
+
+>>> login_view = domain_errors(credential_limited(LoginView.as_view()))
 >>> wait = attempt_wait(client_address(request.META), "alice")
 >>> if wait is not None: ...   # 429 with Retry-After: wait
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import math
 import time
-from typing import cast
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 from django.conf import settings
 from django.core.cache import caches
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import render
 
+from pinsite.serving.clients import client_address
 from pinsite.serving.conf import serving_settings
+from toolkit.errors import StoreUnavailable
 
 logger = logging.getLogger("pinsite.serving")
 
@@ -34,7 +47,10 @@ SCOPE = "credentials"
 PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
-class LimiterUnavailable(Exception):
+Answer = TypeVar("Answer", bound=HttpResponseBase)
+
+
+class LimiterUnavailable(StoreUnavailable):
     """The attempt counters cannot be read or written: refuse the attempt."""
 
     message = ("Signing in and signing up are paused for a moment: the attempt limiter "
@@ -79,3 +95,24 @@ def _count(key: str, period: int) -> int:
 
 def _digest(username: str) -> str:
     return hashlib.sha256(username.strip().casefold().encode()).hexdigest()[:32]
+
+
+def credential_limited(view: Callable[..., Answer]) -> Callable[..., Answer | HttpResponse]:
+    """``view`` with its POSTs limited as credential attempts."""
+
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> Answer | HttpResponse:
+        if request.method == "POST":
+            wait = attempt_wait(client_address(request.META), request.POST.get("username"))
+            if wait is not None:
+                return too_many_attempts(request, wait)
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def too_many_attempts(request: HttpRequest, wait: int) -> HttpResponse:
+    """The 429 page: try again in ``wait`` seconds."""
+    response = render(request, "429.html", {"wait": wait}, status=429)
+    response["Retry-After"] = str(wait)
+    return response

@@ -13,18 +13,18 @@ from graph.interests import follow_interest
 from pins.actions import create_pinner
 from pins.actions.pinners import request_account_deletion
 from pins.exceptions import InvalidContent
+from pinsite.serving.attempts import credential_limited
 from pinsite.web.acting import require_pinner
 from pinsite.web.errors import domain_errors
 from pinsite.web.forms import SignupForm, add_domain_error
-from pinsite.web.throttles import credential_limited
 
-login_view = credential_limited(LoginView.as_view(template_name="accounts/login.html",
-                                                  redirect_authenticated_user=True))
+login_view = domain_errors(credential_limited(
+    LoginView.as_view(template_name="accounts/login.html", redirect_authenticated_user=True)))
 logout_view = LogoutView.as_view(next_page="home")
 
 
-@credential_limited
 @domain_errors
+@credential_limited
 def signup(request: HttpRequest) -> HttpResponse:
     """Create a pinner and log them in."""
     if request.user.is_authenticated:

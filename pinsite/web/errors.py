@@ -2,8 +2,8 @@
 
 Bad or unknown IDs become the 404 page, acting on someone else's board or pin the 403 page,
 input the domain rejects outside a form the 400 page, and a store that cannot serve the
-request now the 503 page (the same kinds as the API's, :mod:`pinsite.errors`). Nothing reaches
-the pinner as a traceback.
+request now (the credential attempt limiter too) the 503 page (the same kinds as the API's,
+:mod:`pinsite.errors`). Nothing reaches the pinner as a traceback.
 
 >>> @domain_errors
 ... def board(request, board_id): ...
@@ -12,32 +12,29 @@ the pinner as a traceback.
 from __future__ import annotations
 
 import functools
-import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 
 from pins import exceptions as content
 from pinsite.cursors import InvalidCursor
-from pinsite.errors import STORE_INVALID, STORE_NOT_FOUND, UNAVAILABLE, Kinds
+from pinsite.errors import STORE_INVALID, STORE_NOT_FOUND, UNAVAILABLE, Kinds, unavailable_page
 from pinsite.web.paging import RepeatedParameter
 
-logger = logging.getLogger("pinsite.web")
-
-View = Callable[..., HttpResponse]
+Answer = TypeVar("Answer", bound=HttpResponseBase)
 
 NOT_FOUND: Kinds = (content.NotFound, *STORE_NOT_FOUND)
 BAD_REQUEST: Kinds = (content.InvalidContent, InvalidCursor, RepeatedParameter, *STORE_INVALID)
 
 
-def domain_errors(view: View) -> View:
+def domain_errors(view: Callable[..., Answer]) -> Callable[..., Answer | HttpResponse]:
     """Translate the domain's exceptions raised by ``view`` into error pages."""
 
     @functools.wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> Answer | HttpResponse:
         try:
             return view(request, *args, **kwargs)
         except NOT_FOUND as exc:
@@ -46,8 +43,7 @@ def domain_errors(view: View) -> View:
             raise PermissionDenied(str(exc)) from exc
         except BAD_REQUEST as exc:
             return render(request, "400.html", {"exception": str(exc)}, status=400)
-        except UNAVAILABLE:
-            logger.exception("a store could not serve %s %s", request.method, request.path)
-            return render(request, "503.html", status=503)
+        except UNAVAILABLE as exc:
+            return unavailable_page(request, exc)
 
     return wrapped

@@ -97,7 +97,8 @@ def test_check_deploy_reports_development_credentials_of_any_settings() -> None:
 
 
 def test_every_development_default_is_known_as_one() -> None:
-    """The table of development credentials matches the defaults of ``pinsite.settings``
-    (which the test stack's own accounts equal)."""
+    """Each credential reads the setting ``pinsite.settings`` fills from its variable, and
+    finds it at the development value the settings take when the variable is unset (as for
+    the test stack, whose own accounts are those)."""
     found = [credential.variable for credential in development_credentials(development_settings)]
     assert found == CREDENTIAL_VARIABLES

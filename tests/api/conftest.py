@@ -1,7 +1,9 @@
-"""API test set-up: anonymous clients and callers with tokens (the stack and the media folder
-come from ``tests/conftest.py``)."""
+"""API test set-up: anonymous clients, callers with tokens and the OpenAPI schema (the stack
+and the media folder come from ``tests/conftest.py``)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
@@ -22,3 +24,11 @@ def alice() -> Caller:
 @pytest.fixture
 def bob() -> Caller:
     return new_caller(display_name="Bob")
+
+
+@pytest.fixture(scope="module")
+def schema() -> dict[str, Any]:
+    """The API's OpenAPI schema, as served."""
+    response = APIClient().get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert response.status_code == 200
+    return dict(response.json())

@@ -3,8 +3,6 @@ as the content tests make them, ``tests/pins/helpers.py``)."""
 
 from __future__ import annotations
 
-import ipaddress
-import random
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,12 +52,6 @@ def new_board(owner: Caller, name: str = "Quiche ideas") -> Board:
 
 def new_pin(owner: Caller, board: Board, title: str = "Leek quiche") -> Pin:
     return create_pin(owner.user_id, board.id, title, "Crisp pastry.", "", image_bytes())
-
-
-def unique_address() -> str:
-    """An address of the IPv6 documentation range no other test (or run) uses, so attempt
-    counters in the shared throttle cache start at zero for it."""
-    return str(ipaddress.IPv6Address((0x20010DB8 << 96) | random.getrandbits(80)))
 
 
 def error_of(response: Any) -> dict[str, Any]:

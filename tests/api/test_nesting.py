@@ -41,12 +41,6 @@ def json_operations(schema: dict[str, Any]) -> set[tuple[str, str]]:
             if "application/json" in operation.get("requestBody", {}).get("content", {})}
 
 
-@pytest.fixture(scope="module")
-def schema() -> dict[str, Any]:
-    response = APIClient().get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
-    return dict(response.json())
-
-
 def test_depth_counts_brackets_outside_strings() -> None:
     assert json_depth(b'{"a": [1, {"b": "[[[[\\"[["}]}') == 3
     assert json_depth(b'"\\\\"[[') == 2

@@ -5,15 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from rest_framework.test import APIClient
-
-
-@pytest.fixture(scope="module")
-def schema() -> dict[str, Any]:
-    response = APIClient().get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
-    assert response.status_code == 200
-    return dict(response.json())
 
 
 def _properties(node: Any, name: str = "") -> Iterator[tuple[str, dict[str, Any]]]:

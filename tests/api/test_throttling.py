@@ -10,9 +10,8 @@ from pytest_django import Settings
 from rest_framework.test import APIClient
 
 from pinsite.serving.attempts import LimiterUnavailable
-from tests.api.helpers import PASSWORD, Caller, error_of, unique_address, unique_username
-
-CLOSED = "127.0.0.1:1"  # nothing listens on port 1
+from tests.addresses import unique_address
+from tests.api.helpers import PASSWORD, Caller, error_of, unique_username
 
 
 @pytest.fixture
@@ -54,16 +53,8 @@ def test_credential_requests_are_throttled_per_address() -> None:
     assert response.status_code == 429
 
 
-@pytest.fixture
-def credential_rate(settings: Settings) -> int:
-    """The production credential rate (the test settings lift it)."""
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
-        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "credentials": "20/minute"}}
-    return 20
-
-
-def _wrong_password(client: APIClient, username: str | None = None, **headers: str) -> Any:
-    attempt = {"username": username or unique_username(), "password": "wrong-password"}
+def _wrong_password(client: APIClient, **headers: str) -> Any:
+    attempt = {"username": unique_username(), "password": "wrong-password"}
     return client.post("/api/v1/auth/token/", attempt, format="json", **headers)
 
 
@@ -111,10 +102,8 @@ def test_sign_ups_are_limited_per_address(credential_rate: int) -> None:
     assert statuses == [400] * credential_rate + [429]
 
 
-def test_the_credential_throttle_fails_closed_without_its_cache(settings: Settings,
-                                                                 alice: Caller) -> None:
-    settings.CACHES = {**settings.CACHES, "throttles": {
-        **settings.CACHES["throttles"], "LOCATION": f"redis://{CLOSED}/0"}}
+@pytest.mark.usefixtures("throttle_cache_down")
+def test_the_credential_throttle_fails_closed_without_its_cache(alice: Caller) -> None:
     client = APIClient(REMOTE_ADDR=unique_address())
     for path, body in (("/api/v1/auth/token/", {"username": alice.username,
                                                 "password": PASSWORD}),

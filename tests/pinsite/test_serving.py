@@ -8,6 +8,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -18,9 +20,10 @@ from django.core.management.base import SystemCheckError
 from django.test import Client
 from pytest_django import Settings
 
-from pinsite.serving.health import readiness
+from pinsite.serving import health
+from pinsite.serving.health import Check, readiness
+from tests.addresses import CLOSED
 
-CLOSED = ("127.0.0.1", 1)  # nothing listens on port 1
 OUTSIDE = "203.0.113.9"  # a client address outside the default (loopback) allow-list
 STATUS_PATHS = ("/metrics", "/readyz")
 
@@ -153,6 +156,24 @@ def test_without_a_cache_interval_every_request_probes(client: Client,
     client.get("/readyz")
     client.get("/readyz")
     assert readiness.probes == before + 2
+
+
+def test_a_wedged_probe_does_not_hold_the_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store that never answers counts as timed out once the timeout passes: the answer
+    does not wait for its thread."""
+    release = threading.Event()
+    monkeypatch.setattr(health, "TIMEOUT_SECONDS", 0.2)
+    monkeypatch.setattr(health, "_checks", lambda: [
+        Check("hbase:primary", lambda: None), Check("hbase:standby", lambda: None),
+        Check("queue", lambda: release.wait(5))])
+    started = time.monotonic()
+    try:
+        answer = health.probe_stores()
+    finally:
+        release.set()
+    assert time.monotonic() - started < 1.5
+    assert answer.checks["queue"] == {"ok": False, "error": "timed out", "required": True}
+    assert answer.ready is False
 
 
 READY_WITHOUT_ZOOKEEPER = """

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import re
-from contextlib import ExitStack
 
 from django.db import connections
 from django.test import Client
-from django.test.utils import CaptureQueriesContext
 
 from pins.models import Pinner
 from pinsite.web.paging import PIN_PAGE
+from tests.sharding.helpers import queries_per_host
 from tests.web.helpers import many_pins, new_board, text
 
 BIG = 3000
@@ -21,13 +20,11 @@ def page_and_statements(client: Client, url: str) -> tuple[str, list[str]]:
     """The page at ``url``, read for the first time, and the SQL statements that read it on
     every database, with every number written ``N`` and every string ``'S'`` (so that only
     their shape is compared: an ``IN`` list keeps its length)."""
-    with ExitStack() as stack:
-        captured = [stack.enter_context(CaptureQueriesContext(connections[alias]))
-                    for alias in connections]
+    with queries_per_host(connections) as captured:
         response = client.get(url)
     assert response.status_code == 200
     statements = [re.sub(r"\d+", "N", re.sub(r"'[^']*'", "'S'", query["sql"]))
-                  for capture in captured for query in capture.captured_queries]
+                  for capture in captured.values() for query in capture.captured_queries]
     return text(response), sorted(statements)
 
 

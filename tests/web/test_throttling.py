@@ -3,24 +3,27 @@ username, a 429 page saying when to retry, and refused (503) when the limiter is
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from django.test import Client
-from pytest_django import Settings
 
 from pins.models import Pinner
 from pinsite.serving.attempts import LimiterUnavailable
-from tests.api.helpers import unique_address
+from tests.addresses import unique_address
 from tests.web.helpers import PASSWORD, text, unique_username
 
-RATE = 20
-CLOSED = "127.0.0.1:1"  # nothing listens on port 1
+pytestmark = pytest.mark.usefixtures("credential_rate")
+
+LOGIN_PATHS = ("/login/", "/admin/login/")
 
 
-@pytest.fixture(autouse=True)
-def credential_rate(settings: Settings) -> None:
-    """The production credential rate (the test settings lift it)."""
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
-        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "credentials": f"{RATE}/minute"}}
+def _wrong_login() -> dict[str, str]:
+    return {"username": unique_username(), "password": "wrong-password"}
+
+
+def _failed_sign_up() -> dict[str, str]:
+    return {"username": unique_username(), "password1": "x", "password2": "y"}
 
 
 def _attempt(path: str, username: str, password: str = "wrong-password",
@@ -38,61 +41,45 @@ def _assert_retry_page(client: Client, path: str, username: str) -> None:
     assert f"try again in {wait} second" in text(response)
 
 
-def test_25_wrong_passwords_from_one_address_meet_a_429() -> None:
+@pytest.mark.parametrize(("path", "form"), [("/login/", _wrong_login),
+                                            ("/admin/login/", _wrong_login),
+                                            ("/signup/", _failed_sign_up)])
+def test_attempts_from_one_address_meet_a_429(path: str, form: Callable[[], dict[str, str]],
+                                              credential_rate: int) -> None:
     client = Client(REMOTE_ADDR=unique_address())
-    statuses = [client.post("/login/", {"username": unique_username(),
-                                        "password": "wrong-password"}).status_code
-                for _ in range(25)]
-    assert statuses == [200] * RATE + [429] * (25 - RATE)
-    _assert_retry_page(client, "/login/", unique_username())
+    statuses = [client.post(path, form()).status_code for _ in range(credential_rate + 5)]
+    assert statuses == [200] * credential_rate + [429] * 5
+    _assert_retry_page(client, path, unique_username())
 
 
-def test_one_username_from_many_addresses_meets_a_429(pinner: Pinner) -> None:
-    assert [_attempt("/login/", pinner.username) for _ in range(RATE)] == [200] * RATE
-    assert _attempt("/login/", pinner.username) == 429
-    assert _attempt("/login/", pinner.username.upper(), PASSWORD) == 429
+@pytest.mark.parametrize("path", LOGIN_PATHS)
+def test_one_username_from_many_addresses_meets_a_429(path: str, pinner: Pinner,
+                                                      credential_rate: int) -> None:
+    assert [_attempt(path, pinner.username) for _ in range(credential_rate)] == \
+        [200] * credential_rate
+    assert _attempt(path, pinner.username) == 429
+    assert _attempt(path, pinner.username.upper(), PASSWORD) == 429
 
 
-def test_the_right_password_within_the_limit_logs_in(pinner: Pinner) -> None:
+def test_the_right_password_within_the_limit_logs_in(pinner: Pinner,
+                                                     credential_rate: int) -> None:
     address = unique_address()
-    for _ in range(RATE - 1):
+    for _ in range(credential_rate - 1):
         _attempt("/login/", pinner.username, address=address)
     assert _attempt("/login/", pinner.username, PASSWORD, address=address) == 302
 
 
-def test_the_admin_login_is_limited_per_address_and_per_username(pinner: Pinner) -> None:
+def test_pages_are_not_attempts(credential_rate: int) -> None:
     client = Client(REMOTE_ADDR=unique_address())
-    statuses = [client.post("/admin/login/", {"username": unique_username(),
-                                              "password": "wrong-password"}).status_code
-                for _ in range(RATE + 1)]
-    assert statuses == [200] * RATE + [429]
-    _assert_retry_page(client, "/admin/login/", unique_username())
-    assert [_attempt("/admin/login/", pinner.username) for _ in range(RATE + 1)] == \
-        [200] * RATE + [429]
-
-
-def test_sign_ups_from_one_address_are_limited() -> None:
-    client = Client(REMOTE_ADDR=unique_address())
-    statuses = [client.post("/signup/", {"username": unique_username(), "password1": "x",
-                                         "password2": "y"}).status_code
-                for _ in range(RATE + 1)]
-    assert statuses == [200] * RATE + [429]
-    _assert_retry_page(client, "/signup/", unique_username())
-
-
-def test_pages_are_not_attempts() -> None:
-    client = Client(REMOTE_ADDR=unique_address())
-    for _ in range(RATE + 5):
+    for _ in range(credential_rate + 5):
         assert client.get("/login/").status_code == 200
     assert client.post("/login/", {"username": unique_username(),
                                    "password": "wrong-password"}).status_code == 200
 
 
-def test_without_its_cache_the_limit_refuses_every_attempt(settings: Settings,
-                                                           pinner: Pinner) -> None:
-    settings.CACHES = {**settings.CACHES, "throttles": {
-        **settings.CACHES["throttles"], "LOCATION": f"redis://{CLOSED}/0"}}
-    for path in ("/login/", "/admin/login/", "/signup/"):
+@pytest.mark.usefixtures("throttle_cache_down")
+def test_without_its_cache_the_limit_refuses_every_attempt(pinner: Pinner) -> None:
+    for path in (*LOGIN_PATHS, "/signup/"):
         response = Client(REMOTE_ADDR=unique_address()).post(
             path, {"username": pinner.username, "password": PASSWORD})
         assert response.status_code == 503, path
