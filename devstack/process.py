@@ -21,6 +21,8 @@ from pathlib import Path
 from devstack.errors import DevstackError
 
 POLL_SECONDS = 0.05
+# How long a process is given to be gone after SIGKILL.
+KILL_WAIT_SECONDS = 10.0
 
 
 def spawn(argv: Sequence[str], log_path: Path, pid_path: Path, *,
@@ -130,12 +132,14 @@ def wait_gone(pid: int, marker: str, timeout: float) -> bool:
     return True
 
 
-def terminate(pid: int, marker: str, timeout: float) -> None:
-    """Stop ``pid``: SIGTERM, then SIGKILL to its process group after ``timeout`` seconds."""
+def terminate(pid: int, marker: str, timeout: float) -> bool:
+    """Stop ``pid``: SIGTERM, then SIGKILL to its process group after ``timeout`` seconds.
+    Returns False if it still runs :data:`KILL_WAIT_SECONDS` after the SIGKILL."""
     send_signal(pid, signal.SIGTERM)
-    if not wait_gone(pid, marker, timeout):
-        send_signal(pid, signal.SIGKILL, group=True)
-        wait_gone(pid, marker, 10.0)
+    if wait_gone(pid, marker, timeout):
+        return True
+    send_signal(pid, signal.SIGKILL, group=True)
+    return wait_gone(pid, marker, KILL_WAIT_SECONDS)
 
 
 def stop(pid_path: Path, marker: str, timeout: float) -> bool:

@@ -24,8 +24,6 @@ from devstack.errors import StartError, StopError
 from devstack.profile import HOST
 
 SINGLE, MASTER, REPLICA, FENCED = "single", "master", "replica", "fenced"
-# How long ``kill`` waits for a SIGKILLed server to be gone and its ports to be free.
-KILL_WAIT_SECONDS = 10.0
 
 
 class Service:
@@ -193,8 +191,10 @@ class Service:
         process is gone and its ports are free (:class:`StopError` if not in time)."""
         pid = self.pid()
         if pid is not None:
-            process.terminate(pid, self.marker, timeout or self.stop_timeout)
-            self.wait_stopped(pid, KILL_WAIT_SECONDS)
+            if not process.terminate(pid, self.marker, timeout or self.stop_timeout):
+                raise StopError(self.name, f"pid {pid} still runs "
+                                f"{process.KILL_WAIT_SECONDS:.0f}s after it was signalled")
+            self.wait_ports_free(pid, process.KILL_WAIT_SECONDS)
         self.pid_file.unlink(missing_ok=True)
         self.after_stop()
         return pid is not None
@@ -204,15 +204,15 @@ class Service:
 
         After SIGKILL or SIGTERM it returns once the process is gone and its ports are free,
         so that a ``start`` right after it finds the port unused (:class:`StopError` past
-        :data:`KILL_WAIT_SECONDS`, or ``stop_timeout`` for SIGTERM). Other signals (SIGSTOP,
-        SIGCONT, ...) return at once.
+        :data:`process.KILL_WAIT_SECONDS`, or ``stop_timeout`` for SIGTERM). Other signals
+        (SIGSTOP, SIGCONT, ...) return at once.
         """
         pid = self.pid()
         if pid is None:
             return
         process.send_signal(pid, sig, group=sig == signal.SIGKILL)
         if sig == signal.SIGKILL:
-            self.wait_stopped(pid, KILL_WAIT_SECONDS)
+            self.wait_stopped(pid, process.KILL_WAIT_SECONDS)
         elif sig == signal.SIGTERM:
             self.wait_stopped(pid, self.stop_timeout)
 
@@ -223,6 +223,12 @@ class Service:
         if not process.wait_gone(pid, self.marker, timeout):
             raise StopError(self.name, f"pid {pid} still runs {timeout:.0f}s after it was "
                             "signalled")
+        self.wait_ports_free(pid, max(0.0, deadline - time.monotonic()))
+
+    def wait_ports_free(self, pid: int, timeout: float) -> None:
+        """Wait until nothing listens on :meth:`listen_addresses` once ``pid`` has exited;
+        :class:`StopError` after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
         while busy := [f"{host}:{port}" for host, port in self.listen_addresses()
                        if health.port_open(host, port, timeout=0.3)]:
             if time.monotonic() >= deadline:

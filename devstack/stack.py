@@ -146,10 +146,9 @@ class Stack:
         service = self.service(name)
         with self.exclusive():
             self.follow_promotions()
-            if service.role == FENCED:
-                service.fence()
-                raise FencedError(self._fenced_text(service))
             started = service.up()
+            if service.role == FENCED:
+                raise FencedError(self._fenced_text(service))
         role = {MASTER: " as a master", REPLICA: " as a replica"}.get(service.role, "")
         if service.role == REPLICA and service.master is not None:
             role = f" as {service.master.name}'s replica"

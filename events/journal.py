@@ -34,7 +34,7 @@ def covers(since_us: int) -> bool:
 def recorded_since(name: str, since_us: int) -> Iterator[outbox.Row]:
     """Every event ``name`` recorded at or after ``since_us``, host by host, oldest first."""
     for alias in current_map().masters():
-        after = 0
-        while rows := outbox.recorded_since(alias, name, since_us, after, BATCH):
+        after = (since_us, 0)
+        while rows := outbox.recorded_since(alias, name, after, BATCH):
             yield from rows
-            after = rows[-1].id
+            after = (rows[-1].created_us, rows[-1].id)

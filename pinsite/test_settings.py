@@ -11,7 +11,8 @@ from pinsite.settings import *  # noqa: F403
 # A RabbitMQ virtual host per test session, created and deleted by ``tests/conftest.py``:
 # sessions sharing one stack never consume each other's messages. The processes a session
 # starts inherit its name through the environment.
-AMQP_VHOST = os.environ.setdefault("PINSITE_TEST_AMQP_VHOST", f"pinsite-tests-{os.getpid()}")
+AMQP_VHOST_PREFIX = "pinsite-tests-"
+AMQP_VHOST = os.environ.setdefault("PINSITE_TEST_AMQP_VHOST", f"{AMQP_VHOST_PREFIX}{os.getpid()}")
 AMQP_URL = f"{AMQP_URL.rsplit('/', 1)[0]}/{AMQP_VHOST}"  # noqa: F405
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -111,7 +111,7 @@ def _timeout() -> float:
 
 
 @contextmanager
-def _failing_closed(action: str) -> Iterator[None]:
+def failing_closed(action: str) -> Iterator[None]:
     """Turn ZooKeeper failures into :class:`ShardMapUnavailable` (let node errors through)."""
     try:
         yield
@@ -179,7 +179,7 @@ class WatchedDocument(Generic[T]):
         """Create the node with ``value`` unless it exists; True when created."""
         client = self._require_client()
         try:
-            with _failing_closed(f"create {self.path}"):
+            with failing_closed(f"create {self.path}"):
                 client.create_async(self.path, self._encode(value), makepath=True).get(
                     timeout=_timeout())
         except NodeExistsError:
@@ -201,7 +201,7 @@ class WatchedDocument(Generic[T]):
         version = current.version if expected_version is None else expected_version
         encoded = self._encode(change(current))
         try:
-            with _failing_closed(f"change {self.path}"):
+            with failing_closed(f"change {self.path}"):
                 new_stat = client.set_async(self.path, encoded, version=version).get(
                     timeout=_timeout())
         except BadVersionError as exc:
@@ -229,7 +229,7 @@ class WatchedDocument(Generic[T]):
         """Read the node from ZooKeeper now (bypassing the cache)."""
         client = self._require_client()
         try:
-            with _failing_closed(f"read {self.path}"):
+            with failing_closed(f"read {self.path}"):
                 raw, stat = client.get_async(self.path).get(timeout=_timeout())
         except NoNodeError as exc:
             raise ShardMapUnavailable(f"{self.path} does not exist yet: run "

@@ -41,15 +41,16 @@ def alias_for_shard(shard: int, shard_map: ShardMap | None = None) -> str:
     the transaction first used it keeps that host until the transaction ends, whatever the map
     says meanwhile: its statements join the transaction, and the commit checks that the host
     still serves it."""
-    pinned = _open.pinned.get(shard)
-    if shard_map is None and pinned is not None and _serving(pinned) is not None:
+    pinned = _pinned_alias(shard) if shard_map is None and _open.aliases else None
+    if pinned is not None:
         return pinned
     found = (shard_map or current_map()).range_for(shard)
     if found.fenced:
         found = _after_fence(shard)
     alias = require_alias(found.master)
-    if shard_map is None and _serving(alias) is not None:
-        _pin(shard, alias)
+    shards = _pinned_shards(alias) if shard_map is None and alias in _open.aliases else None
+    if shards is not None:
+        shards.add(shard)
     return alias
 
 
@@ -84,13 +85,19 @@ def require_alias(name: str) -> str:
                             "registered (manage.py shards hosts add)")
     with _aliases_lock:
         if name not in settings.DATABASES:
-            model = next((a for a in settings.DATABASES if a != "default"), "default")
-            entry = {**copy.deepcopy(connections.settings[model]), "HOST": address[0],
-                     "PORT": str(address[1]), "NAME": "", "TEST": {"MIGRATE": False}}
-            connections.settings[name] = entry
-            settings.DATABASES[name] = entry
+            add_alias(name, address)
             _registered_here.add(name)
     return name
+
+
+def add_alias(name: str, address: tuple[str, int]) -> None:
+    """Make ``name`` a Django alias for the shard host at ``address``, with the settings of
+    the configured shard hosts."""
+    model = next((a for a in settings.DATABASES if a != "default"), "default")
+    entry = {**copy.deepcopy(connections.settings[model]), "HOST": address[0],
+             "PORT": str(address[1]), "NAME": "", "TEST": {"MIGRATE": False}}
+    connections.settings[name] = entry
+    settings.DATABASES[name] = entry
 
 
 @contextmanager
@@ -138,52 +145,53 @@ def _discard_broken(alias: str) -> None:
         connection.close()
 
 
-class _OpenTransactions(threading.local):
-    """This thread's transactions opened by :func:`atomic`: the host each shard they used is
-    pinned to, and the shards each host's transaction serves."""
+_PINNED = "_pinsite_pinned_shards"
+
+
+class _OpenPins(threading.local):
+    """The aliases where this thread may have a transaction :func:`atomic` opened (entries
+    of transactions that ended are harmless: the atomic block is the truth). Empty outside
+    transactions, so the router's lookups cost nothing more then."""
 
     def __init__(self) -> None:
-        self.pinned: dict[int, str] = {}
-        self.served: dict[str, set[int]] = {}
+        self.aliases: set[str] = set()
 
 
-_open = _OpenTransactions()
+_open = _OpenPins()
 
 
-def _serving(alias: str) -> set[int] | None:
-    """The shards of this thread's open transaction on ``alias`` (None: none is open; the
-    commit callbacks of one that ended run outside it)."""
-    served = _open.served.get(alias)
-    return served if served is not None and connections[alias].in_atomic_block else None
+def _pinned_shards(alias: str) -> set[int] | None:
+    """The shards pinned to ``alias`` by this thread's transaction there that :func:`atomic`
+    opened, or None if there is none. They are kept on the outermost atomic block, which
+    Django drops before the commit callbacks run: the set lives as long as the transaction."""
+    blocks = connections[alias].atomic_blocks
+    return getattr(blocks[0], _PINNED, None) if blocks else None
 
 
-def _pin(shard: int, alias: str) -> None:
-    _open.pinned[shard] = alias
-    _open.served.setdefault(alias, set()).add(shard)
+def _open_pins() -> Iterator[tuple[str, set[int]]]:
+    """``(alias, pinned shards)`` of each of this thread's transactions :func:`atomic` opened."""
+    for alias in tuple(_open.aliases):
+        shards = _pinned_shards(alias)
+        if shards is not None:
+            yield alias, shards
 
 
-def _unpin(alias: str) -> None:
-    for shard in _open.served.pop(alias, ()):
-        if _open.pinned.get(shard) == alias:
-            del _open.pinned[shard]
+def _pinned_alias(shard: int) -> str | None:
+    """The host this thread's open transaction pinned ``shard`` to, if any."""
+    return next((alias for alias, shards in _open_pins() if shard in shards), None)
 
 
-@contextmanager
-def _pinned(shard: int, alias: str) -> Iterator[set[int] | None]:
-    """Pin ``shard`` to ``alias`` while this thread's transaction there is open. Yields the
-    shards that transaction serves when this block opens it, None when it runs inside it."""
-    if _serving(alias) is not None:
-        _pin(shard, alias)
-        yield None
-        return
-    _unpin(alias)  # what an ended transaction left, if its commit callbacks run this block
-    _pin(shard, alias)
-    served = _open.served[alias]
-    try:
-        yield served
-    finally:
-        if _open.served.get(alias) is served:
-            _unpin(alias)
+def _pin_transaction(alias: str, shard: int) -> set[int] | None:
+    """Pin ``shard`` to this thread's transaction on ``alias``, just entered. Returns the
+    pinned shards when this block opened the pinning (it checks them), None when it runs
+    inside a transaction that pins already (``shard`` was pinned by :func:`alias_for_shard`)."""
+    block = connections[alias].atomic_blocks[0]
+    if getattr(block, _PINNED, None) is not None:
+        return None
+    shards = {shard}
+    setattr(block, _PINNED, shards)
+    _open.aliases.add(alias)
+    return shards
 
 
 @contextmanager
@@ -201,17 +209,21 @@ def atomic(shard: int) -> Iterator[str]:
     ...     objects.create(PIN, shard, data)   # on alias
     """
     alias = alias_for_shard(shard)
-    with _pinned(shard, alias) as served:
-        try:
-            with transaction.atomic(using=alias):
-                yield alias
-                if served is not None:
-                    _require_serving_all(alias, served)  # before the commit: raising rolls back
-        except DatabaseError as exc:
-            _discard_broken(alias)
-            raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc
-        if served is not None and not connections[alias].in_atomic_block:  # it committed
-            _require_serving_all(alias, served)
+    served: set[int] | None = None
+    try:
+        with transaction.atomic(using=alias):
+            served = _pin_transaction(alias, shard)
+            yield alias
+            if served is not None:
+                _require_serving_all(alias, served)  # before the commit: raising rolls back
+    except DatabaseError as exc:
+        _discard_broken(alias)
+        raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc
+    finally:
+        if served is not None:
+            _open.aliases.discard(alias)
+    if served is not None and not in_transaction(alias):  # it committed
+        _require_serving_all(alias, served)
 
 
 def transaction_alias(shard: int) -> str | None:
@@ -220,9 +232,9 @@ def transaction_alias(shard: int) -> str | None:
     :class:`ShardUnavailable` when this thread's transactions are all on other hosts than the
     one serving ``shard`` now: it moved there before the transaction first used it."""
     alias = alias_for_shard(shard)
-    if connections[alias].in_atomic_block:
+    if in_transaction(alias):
         return alias
-    if any(_serving(other) is not None for other in _open.served):
+    if any(_open_pins()):
         raise ShardUnavailable(f"shard {shard} is served by {alias} now, outside this write's "
                                "transaction (it moved to another host): the write is not "
                                "acknowledged; retry it")

@@ -44,10 +44,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kazoo.exceptions import BadVersionError, KazooException, NoNodeError
-from kazoo.handlers.threading import KazooTimeoutError
 
 from sharding import failover, replication
-from sharding.coordination import root_path, zookeeper
+from sharding.coordination import failing_closed, root_path, zookeeper
 from sharding.exceptions import ShardingError, ShardMapError, ShardMapUnavailable
 from sharding.hosts import require_alias
 from sharding.topology import current_map
@@ -203,32 +202,40 @@ def run_round(orchestrator: Orchestrator, leader: str) -> None:
     orchestrator.rounds += 1
     try:
         record_round(orchestrator, leader)
-    except (KazooException, KazooTimeoutError, ShardMapUnavailable) as exc:
+    except ShardMapUnavailable as exc:
         log.warning("orchestrator round %d not recorded: %s", orchestrator.rounds, exc)
 
 
 def record_round(orchestrator: Orchestrator, leader: str) -> None:
-    """Write the leader's latest round to the status node (one small write per round)."""
+    """Write the leader's latest round to the status node (one small write per round; the
+    node is made on the first). ZooKeeper failing raises :class:`ShardMapUnavailable`."""
     client = zookeeper.require()
     path = root_path(STATUS)
-    client.ensure_path(path)
-    client.set(path, json.dumps({
+    latest = json.dumps({
         "leader": leader, "rounds": orchestrator.rounds, "time": round(time.time(), 3),
         "failing": dict(orchestrator.misses), "failures": orchestrator.failures,
-        "errors": list(orchestrator.errors)}).encode())
+        "errors": list(orchestrator.errors)}).encode()
+    with failing_closed(f"record the round in {path}"):
+        try:
+            client.set(path, latest)
+        except NoNodeError:
+            client.ensure_path(path)
+            client.set(path, latest)
 
 
 def status() -> dict[str, Any]:
     """The last recorded round (``leader``, ``rounds``: how many that leader has run,
-    ``time``, ``failing``: failed probes in a row by master, ``failures``, ``errors``) and
-    ``contenders``: the orchestrators running now, the leader first. ``rounds`` is None
-    before any leader finished a round."""
+    ``time`` and ``when`` (UTC) it ended, ``failing``: failed probes in a row by master,
+    ``failures``, ``errors``) and ``contenders``: the orchestrators running now, the leader
+    first. ``rounds`` is None before any leader finished a round."""
     client = zookeeper.require()
     try:
         raw, _ = client.get(root_path(STATUS))
     except NoNodeError:
         raw = b""
     latest: dict[str, Any] = json.loads(raw) if raw else {"leader": None, "rounds": None}
+    if "time" in latest:
+        latest["when"] = _when(latest)
     contenders = client.Election(root_path(ELECTION)).contenders()
     return {**latest, "contenders": contenders}
 
@@ -253,8 +260,12 @@ def record(event: dict[str, Any]) -> None:
 def recent(limit: int | None = None) -> list[dict[str, Any]]:
     """The newest ``limit`` events (all when None), newest first, each with ``when`` (UTC)."""
     entries = history()
-    return [{**entry, "when": datetime.fromtimestamp(float(entry["time"]), UTC)}
+    return [{**entry, "when": _when(entry)}
             for entry in reversed(entries[-limit:] if limit else entries)]
+
+
+def _when(entry: dict[str, Any]) -> datetime:
+    return datetime.fromtimestamp(float(entry["time"]), UTC)
 
 
 def history() -> list[dict[str, Any]]:

@@ -28,8 +28,9 @@ from devstack import Stack
 from devstack.rabbitmq import USER as AMQP_USER
 from devstack.rabbitmq import RabbitMQ
 from events import publisher
-from feed import observe
+from feed import observe, speculative
 from feed.store import observations
+from pinsite.test_settings import AMQP_VHOST_PREFIX
 from tests.feed.helpers import flush_feed_queues, worker_queues
 
 
@@ -43,14 +44,14 @@ def _reachable(host: str, port: int) -> bool:
 
 def _vhost() -> str:
     """The session's RabbitMQ virtual host (``pinsite.test_settings``)."""
-    return str(settings.AMQP_URL.rsplit("/", 1)[1])
+    return str(settings.AMQP_VHOST)  # type: ignore[misc]  # set by the test settings only
 
 
 def _own_vhost() -> RabbitMQ | None:
     """The stack's RabbitMQ if this process named the session's virtual host and the server
     is up (``django_db_setup`` explains a stack that is down)."""
     rabbitmq = cast(RabbitMQ, Stack(settings.PROFILE).service("rabbitmq"))
-    own = _vhost() == f"pinsite-tests-{os.getpid()}"
+    own = _vhost() == f"{AMQP_VHOST_PREFIX}{os.getpid()}"
     return rabbitmq if own and _reachable(rabbitmq.host, rabbitmq.port) else None
 
 
@@ -60,7 +61,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if rabbitmq is None:
         return
     for name in rabbitmq.ctl("list_vhosts", "--quiet", "--no-table-headers").split():
-        pid = name.removeprefix("pinsite-tests-")
+        pid = name.removeprefix(AMQP_VHOST_PREFIX)
         if name != _vhost() and pid.isdigit() and not Path(f"/proc/{pid}").exists():
             rabbitmq.ctl("delete_vhost", name, check=False)
     rabbitmq.ctl("add_vhost", _vhost(), check=False)
@@ -141,3 +142,41 @@ def observations_db(settings: Settings) -> Iterator[None]:
     observations.client().flushdb()
     yield
     observations.reset()
+
+
+# --- Credential limits (tests/api, tests/web) -------------------------------------------------
+
+@pytest.fixture
+def credential_rate(settings: Settings) -> int:
+    """The production credential rate, attempts a minute (the test settings lift it)."""
+    rate = 20
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
+        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "credentials": f"{rate}/minute"}}
+    return rate
+
+
+@pytest.fixture
+def throttle_cache_down(settings: Settings) -> None:
+    """The credential attempt limiter's cache at a closed port: it cannot be reached."""
+    from tests.addresses import CLOSED
+
+    host, port = CLOSED
+    settings.CACHES = {**settings.CACHES, "throttles": {
+        **settings.CACHES["throttles"], "LOCATION": f"redis://{host}:{port}/0"}}
+
+
+# --- Speculative reads (tests/feed, tests/smartfeed) ------------------------------------------
+
+@pytest.fixture
+def failures_remembered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Speculative reads that remember no cluster's failure from before the test, and remember
+    one within it for ten minutes (past any stall of a busy machine), so a cluster that failed
+    is asked second for the rest of the test:
+
+    >>> pytestmark = pytest.mark.usefixtures("failures_remembered")
+    """
+    monkeypatch.setattr(speculative, "SUSPECT_SECONDS", 600.0)
+    speculative.answers.failed_at.clear()
+    yield
+    speculative.answers.failed_at.clear()
+

@@ -1,6 +1,6 @@
 """Helpers for feed tests: users, boards and pins made through the real actions, the worker's
 queues, captured queue messages for the few tests about what is sent, reading feeds back from
-HBase, and a fixture for speculative reads that remember a cluster's failure."""
+HBase."""
 
 from __future__ import annotations
 
@@ -13,12 +13,11 @@ from typing import Any
 from unittest import mock
 
 import dramatiq
-import pytest
 from dramatiq import Message
 
 from accounts import tasks as accounts_tasks
 from events import publisher
-from feed import observe, speculative, storage, tasks
+from feed import observe, storage, tasks
 from feed.smart import tasks as smart_tasks
 from feed.store.pools import CLUSTERS, Cluster
 from graph import tasks as graph_tasks
@@ -151,17 +150,3 @@ def clear_of_a_bucket_edge() -> None:
     left = observe.BUCKET_SECONDS - time.time() % observe.BUCKET_SECONDS
     if left < 2:
         time.sleep(left + 0.1)
-
-
-@pytest.fixture
-def failures_remembered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Speculative reads that remember no cluster's failure from before the test, and remember
-    one within it for ten minutes (past any stall of a busy machine), so a cluster that failed
-    is asked second for the rest of the test. A fixture imported by the tests that use it:
-
-    >>> pytestmark = pytest.mark.usefixtures("failures_remembered")
-    """
-    monkeypatch.setattr(speculative, "SUSPECT_SECONDS", 600.0)
-    speculative.answers.failed_at.clear()
-    yield
-    speculative.answers.failed_at.clear()

@@ -11,7 +11,6 @@ from pytest_django import Settings
 
 from feed.exceptions import FeedUnavailable
 from feed.speculative import speculative as read_speculatively
-from tests.feed.helpers import failures_remembered  # noqa: F401  (a fixture, used by name)
 
 pytestmark = pytest.mark.usefixtures("failures_remembered")
 

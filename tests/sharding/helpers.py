@@ -4,7 +4,7 @@ shard map of the test's own."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -35,25 +35,36 @@ def shards_on_every_host(per_host: int) -> list[int]:
 
 
 @contextmanager
-def queries_per_host() -> Iterator[dict[str, CaptureQueriesContext]]:
-    """Capture the SQL each shard host receives inside the block."""
+def queries_per_host(aliases: Iterable[str] | None = None,
+                     ) -> Iterator[dict[str, CaptureQueriesContext]]:
+    """Capture the SQL each shard host (or each database of ``aliases``) receives inside the
+    block."""
     with ExitStack() as stack:
         yield {alias: stack.enter_context(CaptureQueriesContext(connections[alias]))
-               for alias in shard_aliases()}
+               for alias in (shard_aliases() if aliases is None else aliases)}
+
+
+def map_name() -> str:
+    """A shard map node name of the test's own."""
+    return f"test-map-{uuid.uuid4().hex[:8]}"
+
+
+def map_document(name: str, folder: Path) -> WatchedDocument[ShardMap]:
+    """The shard map document in ZooKeeper node ``name``, its last good copy in ``folder``."""
+    return WatchedDocument(name, folder / f"{name}.json", ShardMap.loads, ShardMap.dumps)
 
 
 @contextmanager
-def own_shard_map(monkeypatch: pytest.MonkeyPatch, folder: Path,
+def own_shard_map(folder: Path,
                   start: ShardMap | None = None) -> Iterator[WatchedDocument[ShardMap]]:
     """This process routes by a shard map of its own (a ZooKeeper node of its own, starting as
     ``start`` or a copy of the shared map), so a test can move shards without moving them for
     the other processes on the stack. Yields the map's document (``document.update(...)``)."""
-    name = f"test-map-{uuid.uuid4().hex[:8]}"
-    document = WatchedDocument(name, folder / f"{name}.json", ShardMap.loads, ShardMap.dumps)
+    document = map_document(map_name(), folder)
     assert document.create(ShardMap((start or current_map()).ranges))
-    monkeypatch.setattr(topology, "shard_map_document", lambda: document)
     try:
-        yield document
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(topology, "shard_map_document", lambda: document)
+            yield document
     finally:
-        monkeypatch.undo()
         zookeeper.require().delete(document.path)

@@ -40,9 +40,8 @@ TITLE = "Written while the shard moved"
 
 
 @pytest.fixture
-def own_map(monkeypatch: pytest.MonkeyPatch,
-            tmp_path: Path) -> Iterator[WatchedDocument[ShardMap]]:
-    with own_shard_map(monkeypatch, tmp_path) as document:
+def own_map(tmp_path: Path) -> Iterator[WatchedDocument[ShardMap]]:
+    with own_shard_map(tmp_path) as document:
         yield document
 
 

@@ -10,7 +10,6 @@ aborts a statement that runs longer.
 
 from __future__ import annotations
 
-import copy
 import os
 import signal
 import subprocess
@@ -20,7 +19,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-import MySQLdb
 import pytest
 from django.conf import settings
 from django.db import DatabaseError, connections
@@ -30,7 +28,7 @@ from devstack.pairs import destroy
 from pins.types import PIN
 from sharding import objects, replication
 from sharding.exceptions import ShardUnavailable
-from sharding.hosts import atomic, cursor, schema_name
+from sharding.hosts import add_alias, atomic, cursor, schema_name
 from sharding.schema import init_host
 from sharding.shardmap import ShardRange
 from sharding.topology import current_map
@@ -52,10 +50,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MariaDB]:
     made = MariaDB(HOST, port, tmp_path_factory.mktemp("timeouts") / HOST)
     made.prepare()
     made.up()
-    model = next(alias for alias in settings.DATABASES if alias != "default")
-    entry = {**copy.deepcopy(connections.settings[model]), "HOST": "127.0.0.1",
-             "PORT": str(port), "NAME": ""}
-    connections.settings[HOST] = settings.DATABASES[HOST] = entry
+    add_alias(HOST, ("127.0.0.1", port))
     try:
         yield made
     finally:
@@ -68,15 +63,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MariaDB]:
 
 
 @pytest.fixture
-def shard(server: MariaDB, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[int]:
+def shard(server: MariaDB, tmp_path: Path) -> Iterator[int]:
     """A shard of its own on ``HOST`` (one past the open ones), in a shard map of the test's
     own; the host is writable and its pins table empty at the start."""
     before = current_map()
     number = max(before.open_shards()) + 1
     init_host(HOST, [number])
     server.sql(f"SET GLOBAL read_only = OFF; DELETE FROM {schema_name(number)}.pins")
-    with own_shard_map(monkeypatch, tmp_path,
-                       before.with_range(ShardRange(number, number, HOST, None))):
+    with own_shard_map(tmp_path, before.with_range(ShardRange(number, number, HOST, None))):
         yield number
 
 
@@ -111,34 +105,24 @@ def open_transactions(server: MariaDB) -> int:
 
 
 def pins_on(server: MariaDB, shard: int) -> int:
-    connection = MySQLdb.connect(host="127.0.0.1", port=server.port, user=settings.MYSQL_USER,
-                                 password=settings.MYSQL_PASSWORD, connect_timeout=5)
-    try:
-        c = connection.cursor()
-        c.execute(f"SELECT COUNT(*) FROM {schema_name(shard)}.pins")
-        return int(c.fetchone()[0])
-    finally:
-        connection.close()
+    return int(server.sql(f"SELECT COUNT(*) AS n FROM {schema_name(shard)}.pins")[0]["n"])
 
 
+@pytest.mark.parametrize(("connected", "waited"), [
+    (True, "the statement waited for the host to resume"),
+    (False, "the connection waited for the host to resume"),
+], ids=["on-an-open-connection", "on-a-new-connection"])
 def test_a_statement_on_a_stopped_host_fails_before_the_host_resumes(
-        server: MariaDB, shard: int) -> None:
-    with cursor(HOST) as c:
-        c.execute("SELECT 1")  # connected while the host answered
+        server: MariaDB, shard: int, connected: bool, waited: str) -> None:
+    if connected:
+        with cursor(HOST) as c:
+            c.execute("SELECT 1")  # connected while the host answered
+    else:
+        connections[HOST].close()
     with stopped(server) as resumed:
         with pytest.raises(ShardUnavailable) as failed, cursor(HOST) as c:
             c.execute("SELECT 1")
-        assert not resumed.is_set(), "the statement waited for the host to resume"
-    assert lost_connection(failed.value), failed.value.__cause__
-
-
-def test_connecting_to_a_stopped_host_fails_before_the_host_resumes(
-        server: MariaDB, shard: int) -> None:
-    connections[HOST].close()
-    with stopped(server) as resumed:
-        with pytest.raises(ShardUnavailable) as failed, cursor(HOST) as c:
-            c.execute("SELECT 1")
-        assert not resumed.is_set(), "the connection waited for the host to resume"
+        assert not resumed.is_set(), waited
     assert lost_connection(failed.value), failed.value.__cause__
 
 

@@ -4,7 +4,6 @@ import json
 import os
 import subprocess
 import sys
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -20,13 +19,10 @@ from sharding.hosts import alias_for_shard, atomic, cursor
 from sharding.shardmap import ShardMap
 from sharding.topology import change_map, current_map, shard_map_document
 from tests.polling import wait_until
+from tests.sharding.helpers import map_document, map_name
 
 PAIRS = [("mysql001a", "mysql001b"), ("mysql002a", "mysql002b")]
 REPO = Path(__file__).resolve().parents[2]
-
-
-def _document(name: str, tmp_path: Path) -> WatchedDocument[ShardMap]:
-    return WatchedDocument(name, tmp_path / f"{name}.json", ShardMap.loads, ShardMap.dumps)
 
 
 def _eventually(check: Callable[[], bool], timeout: float = 5.0) -> bool:
@@ -35,11 +31,11 @@ def _eventually(check: Callable[[], bool], timeout: float = 5.0) -> bool:
 
 @pytest.fixture
 def name() -> str:
-    return f"test-map-{uuid.uuid4().hex[:8]}"
+    return map_name()
 
 
 def test_a_watching_reader_sees_a_change_made_elsewhere(name: str, tmp_path: Path) -> None:
-    writer, reader = _document(name, tmp_path / "w"), _document(name, tmp_path / "r")
+    writer, reader = map_document(name, tmp_path / "w"), map_document(name, tmp_path / "r")
     assert writer.create(ShardMap.initial(16, PAIRS))
     assert reader.get().master_for(3) == "mysql001a"
     writer.update(lambda m: m.promoted("mysql001a"))
@@ -47,14 +43,14 @@ def test_a_watching_reader_sees_a_change_made_elsewhere(name: str, tmp_path: Pat
 
 
 def test_creating_an_existing_map_keeps_the_stored_one(name: str, tmp_path: Path) -> None:
-    document = _document(name, tmp_path)
+    document = map_document(name, tmp_path)
     assert document.create(ShardMap.initial(16, PAIRS))
     assert document.create(ShardMap.initial(32, PAIRS)) is False
     assert document.read_fresh().shard_count() == 16
 
 
 def test_a_stale_compare_and_set_is_refused(name: str, tmp_path: Path) -> None:
-    document = _document(name, tmp_path)
+    document = map_document(name, tmp_path)
     document.create(ShardMap.initial(16, PAIRS))
     stale = document.read_fresh().version
     document.update(lambda m: m.promoted("mysql001a"))
@@ -64,7 +60,7 @@ def test_a_stale_compare_and_set_is_refused(name: str, tmp_path: Path) -> None:
 
 
 def test_every_change_is_kept_as_the_last_known_good_copy(name: str, tmp_path: Path) -> None:
-    document = _document(name, tmp_path)
+    document = map_document(name, tmp_path)
     document.create(ShardMap.initial(16, PAIRS))
     document.update(lambda m: m.promoted("mysql002a"))
     saved = (tmp_path / f"{name}.json")
@@ -218,10 +214,10 @@ def test_threads_reading_a_new_document_at_once_all_wait_for_zookeeper(
     each gets ZooKeeper's value, none falls back to the last-known-good file."""
     import threading
 
-    _document(name, tmp_path / "w").create(ShardMap.initial(16, PAIRS))
-    stale = _document(name, tmp_path / "r")
+    map_document(name, tmp_path / "w").create(ShardMap.initial(16, PAIRS))
+    stale = map_document(name, tmp_path / "r")
     stale._save_cache_file(ShardMap.initial(32, PAIRS))  # a last-known-good copy exists
-    reader = _document(name, tmp_path / "r")
+    reader = map_document(name, tmp_path / "r")
     counts: list[int] = []
     start = threading.Barrier(8)
 

@@ -22,12 +22,7 @@ from feed.smart.pools import Insert
 from feed.smart.schema import Shown
 from feed.smart.service import home_page
 from sharding.mappings import now_sequence
-from tests.feed.helpers import (
-    failures_remembered,  # noqa: F401  (a fixture, used by name)
-    new_board,
-    new_pin,
-    new_user,
-)
+from tests.feed.helpers import new_board, new_pin, new_user
 from tests.polling import wait_until
 
 BUDGET_MS = 100
