@@ -186,10 +186,10 @@ class MariaDB(Service):
             # falls back to asynchronous before its client gives up on it.
             "rpl_semi_sync_master_timeout": "3000",
         }
-        if self.role == MASTER and not self.without_replica:
-            settings["rpl_semi_sync_master_enabled"] = "ON"
-        else:
+        if self.role == REPLICA:
             settings.update(rpl_semi_sync_slave_enabled="ON", read_only="ON")
+        elif not self.without_replica:
+            settings["rpl_semi_sync_master_enabled"] = "ON"
         return settings
 
     @property

@@ -106,6 +106,7 @@ def test_an_old_mariadb_master_is_fenced_until_recloned(
     assert not old.up() and not old.is_running()  # left stopped
     assert old.status()["role"] == "fenced"
     assert "rpl_semi_sync_master_enabled" not in new.render_cnf()  # no replica to wait for
+    assert "read_only" not in new.render_cnf()  # restarted, it still takes writes
     assert new.up() is False  # the promoted master is fine as it is: no replication wait
 
     reclone(old, new)
