@@ -51,6 +51,8 @@ from sharding.bench_failover import (
     stop,
 )
 from sharding.coordination import zookeeper
+from sharding.shardmap import ShardMap
+from sharding.topology import current_map
 from toolkit.bench import free_loopback_ports
 from toolkit.waiting import until
 
@@ -135,6 +137,7 @@ def _one_run(users: list[int], rebuild_whole: bool = False,
             for service in [master, replica, *sentinels]:
                 service.up()
             _wait_until_watched(sentinels)
+            _copy_shard_map(zk_root)
             manage(environment, "shards", "init", "--quiet")
             manage(environment, "graph", "init")
             processes.append(start(environment, [
@@ -153,6 +156,13 @@ def _one_run(users: list[int], rebuild_whole: bool = False,
             stop(processes)
             destroy(*sentinels, master, replica)
             zookeeper.require().delete(zk_root, recursive=True)
+
+
+def _copy_shard_map(zk_root: str) -> None:
+    """The live shard map under the bench's own root: its masters are the ones serving now
+    (a pair may have failed over since the configured pairs were written)."""
+    zookeeper.require().create(f"{zk_root}/shardmap", ShardMap.dumps(current_map()),
+                               makepath=True)
 
 
 def _wait_for_stamp(replica: Any, timeout: float = 30.0) -> None:

@@ -108,8 +108,12 @@ def start(environment: dict[str, str], args: list[str],
 
 
 def manage(environment: dict[str, str], *args: str) -> None:
-    subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=environment,
-                   check=True, capture_output=True, timeout=120)
+    """Run ``manage.py args``; a failure raises with the command's last error lines."""
+    done = subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=environment,
+                          capture_output=True, text=True, timeout=120)
+    if done.returncode:
+        tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-3:])
+        raise RuntimeError(f"manage.py {' '.join(args)} exited {done.returncode}: {tail}")
 
 
 def wait_for_writes(writer: subprocess.Popen[str], count: int) -> None:
