@@ -139,6 +139,9 @@ def flush_feed_queues() -> None:
     left, before a test starts workers; what the publisher thread holds is published first."""
     publisher.flush()
     broker: Any = dramatiq.get_broker()
+    # This thread's connection may have idled past the broker's heartbeat timeout (a blocking
+    # connection sends no heartbeats between calls) and been closed: purge on a fresh one.
+    del broker.connection
     for name in worker_queues():
         broker.declare_queue(name, ensure=True)
         broker.flush(name)
