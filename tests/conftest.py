@@ -14,8 +14,10 @@ from __future__ import annotations
 import io
 import os
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import cast
 
 import dramatiq
@@ -147,11 +149,19 @@ def observations_db(settings: Settings) -> Iterator[None]:
 # --- Credential limits (tests/api, tests/web) -------------------------------------------------
 
 @pytest.fixture
-def credential_rate(settings: Settings) -> int:
-    """The production credential rate, attempts a minute (the test settings lift it)."""
+def credential_rate(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> int:
+    """The production credential rate, attempts a minute (the test settings lift it), with
+    the attempt limiter's clock held one second into the current minute: its windows are
+    fixed and aligned to the clock, and all of a test's attempts must fall in one, wherever
+    in the minute the test starts and however slowly a busy machine runs it."""
+    from pinsite.serving import attempts
+
     rate = 20
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
         **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "credentials": f"{rate}/minute"}}
+    now = time.time()
+    held = now - now % 60 + 1
+    monkeypatch.setattr(attempts, "time", SimpleNamespace(time=lambda: held))
     return rate
 
 
