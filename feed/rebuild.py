@@ -60,8 +60,8 @@ def rebuild(cluster: Cluster, user_id: int) -> Rebuilt:
                             drop_horizons=row.horizon_columns)
         if goal.horizon is not None:
             storage.change_feed(cluster, user_id, now + 1, horizons=[goal.horizon])
-        if row.writes:
-            storage.discount_writes(cluster, user_id, row.writes)
+        if row.writes:  # writes counted since the read stay counted: a trim takes them
+            storage.reset_writes(cluster, user_id, row.writes)
     return Rebuilt(len(goal.entries), len(stale))
 
 

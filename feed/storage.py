@@ -168,9 +168,10 @@ def writes_counted(cluster: Cluster, user_ids: Sequence[int]) -> dict[int, int]:
     return {user_of(row): decode_count(columns.get(COUNTER)) for row, columns in found.items()}
 
 
-def discount_writes(cluster: Cluster, user_id: int, amount: int) -> int:
-    """Take ``amount`` writes off a user's counter (after a trim); the new value."""
-    return cells.add_to_counter(cluster, row_key(user_id), COUNTER, -amount)
+def reset_writes(cluster: Cluster, user_id: int, seen: int) -> bool:
+    """Zero a user's write counter if it still holds ``seen``, the writes a trim or a rebuild
+    read with the row; False when writes were counted (or taken off by another trim) since."""
+    return cells.reset_counter(cluster, row_key(user_id), COUNTER, seen)
 
 
 def _columns(entries: Mapping[int, Iterable[Entry]]) -> dict[bytes, list[bytes]]:

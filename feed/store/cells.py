@@ -13,6 +13,7 @@ its rows (a fanout chunk writes one column into a thousand rows).
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Mapping, Sequence
 
 import happybase  # noqa: F401  (loads the Hbase_thrift module)
@@ -76,6 +77,15 @@ def add_to_counter(cluster: Cluster, row: bytes, column: bytes, amount: int) -> 
     """Add ``amount`` to a 64-bit counter cell and return its new value (one atomic call)."""
     return int(run(cluster, lambda hbase: hbase.counter_inc(row, column, amount),
                    idempotent=False))
+
+
+def reset_counter(cluster: Cluster, row: bytes, column: bytes, seen: int) -> bool:
+    """Set a counter cell to zero if it still holds ``seen`` (one ``checkAndPut``); False when
+    another writer changed it since it was read."""
+    name = feed_table().encode()
+    zero = Mutation(isDelete=False, column=column, value=struct.pack(">q", 0))
+    return bool(run(cluster, lambda hbase: hbase.connection.client.checkAndPut(
+        name, row, column, struct.pack(">q", seen), zero, {})))
 
 
 def add_to_counters(cluster: Cluster, rows: Sequence[bytes], column: bytes, amount: int) -> None:

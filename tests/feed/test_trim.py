@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from feed import storage, trim
 from feed.schema import Entry
 from feed.store.pools import CLUSTERS
@@ -35,6 +37,25 @@ def test_a_trim_keeps_the_newest_entries_and_records_a_horizon(
     assert row.entries == newest_first[:8]
     assert row.horizon == newest_first[8].qualifier
     assert row.writes == 0
+
+
+def test_overlapping_trims_of_a_row_take_its_count_once(
+        small_feed: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two trims of one row read it before either reset its counter (two trim messages sent
+    for successive counts, run by two worker threads): the second must not take the writes
+    off again, or the counter goes below zero and the row outgrows its bound before the next
+    trim is due."""
+    user = new_user()
+    _fill(user, 12)
+    read_by_the_other_trim = storage.read_feed("primary", user)
+    assert trim.trim("primary", user) == 4
+    reads = iter([read_by_the_other_trim])
+    read_feed = storage.read_feed
+    monkeypatch.setattr(storage, "read_feed",
+                        lambda cluster, user_id: next(reads, None) or read_feed(cluster, user_id))
+    trim.trim("primary", user)
+    assert storage.writes_counted("primary", [user]) == {user: 0}
+    assert trim.count_writes("primary", [user], trim.threshold()) == [user]
 
 
 def test_trimming_twice_changes_nothing_more(small_feed: dict[str, Any]) -> None:
