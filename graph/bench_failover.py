@@ -27,8 +27,6 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -44,15 +42,13 @@ from graph.vshards import vshard_of
 from pins.actions import create_pinner
 from sharding.bench_failover import (
     GOAL_SECONDS,
-    REPO,
     manage,
     seconds_to_next_write,
     start,
     stop,
 )
 from sharding.coordination import zookeeper
-from sharding.shardmap import ShardMap
-from sharding.topology import current_map
+from sharding.topology import copy_map
 from toolkit.bench import free_loopback_ports
 from toolkit.waiting import until
 
@@ -137,7 +133,7 @@ def _one_run(users: list[int], rebuild_whole: bool = False,
             for service in [master, replica, *sentinels]:
                 service.up()
             _wait_until_watched(sentinels)
-            _copy_shard_map(zk_root)
+            copy_map(zk_root)  # the pairs may have failed over since they were configured
             manage(environment, "shards", "init", "--quiet")
             manage(environment, "graph", "init")
             processes.append(start(environment, [
@@ -158,13 +154,6 @@ def _one_run(users: list[int], rebuild_whole: bool = False,
             zookeeper.require().delete(zk_root, recursive=True)
 
 
-def _copy_shard_map(zk_root: str) -> None:
-    """The live shard map under the bench's own root: its masters are the ones serving now
-    (a pair may have failed over since the configured pairs were written)."""
-    zookeeper.require().create(f"{zk_root}/shardmap", ShardMap.dumps(current_map()),
-                               makepath=True)
-
-
 def _wait_for_stamp(replica: Any, timeout: float = 30.0) -> None:
     """Until the orchestrator's stamp has reached the replica (as it does every round)."""
     def stamped() -> bool:
@@ -179,8 +168,7 @@ def _rebuild_all(environment: dict[str, str]) -> float:
     """Seconds that ``graph rebuild --all`` takes on the pair (the whole log read, compared,
     and every missing key written)."""
     started = time.monotonic()
-    subprocess.run([sys.executable, "manage.py", "graph", "rebuild", "--all", "--quiet"],
-                   cwd=REPO, env=environment, check=True, capture_output=True, timeout=1800)
+    manage(environment, "graph", "rebuild", "--all", "--quiet", timeout=1800)
     return time.monotonic() - started
 
 
@@ -190,10 +178,8 @@ def _graph_promotion(environment: dict[str, str]) -> dict[str, Any]:
     seen: list[dict[str, Any]] = []
 
     def found() -> bool:
-        result = subprocess.run([sys.executable, "manage.py", "orchestrator", "history",
-                                 "--json"], cwd=REPO, env=environment, capture_output=True,
-                                text=True, timeout=60, check=True)
-        seen[:] = [entry for entry in json.loads(result.stdout)
+        history = manage(environment, "orchestrator", "history", "--json", timeout=60)
+        seen[:] = [entry for entry in json.loads(history)
                    if entry.get("store") == "graph" and entry.get("kind") == "promoted"][:1]
         return bool(seen)
 

@@ -192,23 +192,23 @@ def board_follow_rows(follower: int, boards: Collection[int], owners: Collection
     follows explicitly, the boards it marked unfollowed, the owners it follows. One query on
     the follower's shard, whatever Redis holds: what the log committed is the truth even while
     the graph's Redis is behind it (a write that failed, a promoted replica not reconciled)."""
-    found: dict[int, set[int]] = {1: set(), 2: set(), 3: set()}
+    found: tuple[set[int], set[int], set[int]] = (set(), set(), set())
     parts, params = [], []
-    schema = schema_name(shard_of(follower))
-    for tag, table, targets in ((1, USER_FOLLOWS_BOARD, sorted(boards)),
-                                (2, USER_UNFOLLOWS_BOARD, sorted(boards)),
-                                (3, USER_FOLLOWS_USER, sorted(set(owners)))):
+    shard, ordered = shard_of(follower), sorted(boards)
+    for tag, (table, targets) in enumerate(((USER_FOLLOWS_BOARD, ordered),
+                                            (USER_UNFOLLOWS_BOARD, ordered),
+                                            (USER_FOLLOWS_USER, sorted(set(owners))))):
         if targets:
             marks = ",".join(["%s"] * len(targets))
-            parts.append(f"SELECT {tag}, to_id FROM {schema}.{table.name} "
+            parts.append(f"SELECT {tag}, to_id FROM {schema_name(shard)}.{table.name} "
                          f"WHERE from_id = %s AND to_id IN ({marks})")
             params += [follower, *targets]
     if parts:
-        with cursor(alias_for_shard(shard_of(follower))) as c:
+        with cursor(alias_for_shard(shard)) as c:
             c.execute(" UNION ALL ".join(parts), params)
             for tag, target in c.fetchall():
                 found[int(tag)].add(int(target))
-    return found[1], found[2], found[3]
+    return found
 
 
 def rows_of_follower(table: MappingTable, follower: int) -> list[Row]:

@@ -79,7 +79,7 @@ class _State:
 
 def verify(vshards: Collection[int] | None = None) -> VerifyReport:
     """Every difference between Redis and the log in ``vshards`` (all when None)."""
-    return _vshard_state(vshards).report()
+    return _vshard_state(topology.read_fresh(), vshards).report()
 
 
 def verify_user(user_id: int | str) -> VerifyReport:
@@ -89,10 +89,10 @@ def verify_user(user_id: int | str) -> VerifyReport:
 def rebuild(vshards: Collection[int] | None = None,
             progress: Progress | None = None) -> RebuildReport:
     """Restore ``vshards`` (all when None) from the log: rewrite every differing key."""
-    state = _vshard_state(vshards)
+    current = topology.read_fresh()
+    state = _vshard_state(current, vshards)
     report = state.report()
-    rewritten = _rewrite(topology.read_fresh(), [d.key for d in report.differences],
-                         state.expected, progress)
+    rewritten = _rewrite(current, [d.key for d in report.differences], state.expected, progress)
     return RebuildReport(report, rewritten, 0, 0)
 
 
@@ -149,17 +149,17 @@ def _restore(current: VShardMap, user: int, state: _State, keep: Callable[[str],
             _recount_overlaps(current, boards, state.owners))
 
 
-def _vshard_state(vshards: Collection[int] | None) -> _State:
+def _vshard_state(current: VShardMap, vshards: Collection[int] | None) -> _State:
     wanted = None if vshards is None else set(vshards)
     rows = rows_for_vshards(wanted)
     owners = lookup.board_owners(rows.boards(), strict=False)
     expected = projection.within(projection.project(rows, owners), wanted)
     scope = "all" if wanted is None else _describe(wanted)
-    return _State(scope, rows, owners, expected, _actual_of_vshards(wanted), [], {}, {})
+    return _State(scope, rows, owners, expected, _actual_of_vshards(current, wanted), [], {},
+                  {})
 
 
-def _actual_of_vshards(wanted: set[int] | None) -> dict[str, Value]:
-    current = topology.read_fresh()
+def _actual_of_vshards(current: VShardMap, wanted: set[int] | None) -> dict[str, Value]:
     found: dict[str, Value] = {}
     for instance in current.masters():
         served = set(current.vshards_of(instance))

@@ -107,13 +107,15 @@ def start(environment: dict[str, str], args: list[str],
                             stdout=output, stderr=subprocess.DEVNULL if log is None else output)
 
 
-def manage(environment: dict[str, str], *args: str) -> None:
-    """Run ``manage.py args``; a failure raises with the command's last error lines."""
+def manage(environment: dict[str, str], *args: str, timeout: float = 120) -> str:
+    """Run ``manage.py args``; its output. A failure raises with the command's last error
+    lines."""
     done = subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=environment,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=timeout)
     if done.returncode:
         tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-3:])
         raise RuntimeError(f"manage.py {' '.join(args)} exited {done.returncode}: {tail}")
+    return done.stdout
 
 
 def wait_for_writes(writer: subprocess.Popen[str], count: int) -> None:

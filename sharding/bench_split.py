@@ -19,7 +19,6 @@ import json
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import uuid
@@ -27,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sharding.bench_failover import REPO, start
+from sharding.bench_failover import manage, start
 from sharding.coordination import zookeeper
 from toolkit.bench import free_loopback_ports
 from toolkit.waiting import until
@@ -67,15 +66,16 @@ def _one_run(shards: int, rows: int) -> dict[str, Any]:
         }
         writer = None
         try:
-            _manage(environment, "shards", "init", "--quiet")
+            manage(environment, "shards", "init", "--quiet", timeout=600)
             _fill(environment, rows)
             for name, port in ((NEW, ports[2]), (NEW_REPLICA, ports[3])):
-                _manage(environment, "shards", "hosts", "add", name, f"127.0.0.1:{port}")
+                manage(environment, "shards", "hosts", "add", name, f"127.0.0.1:{port}",
+                       timeout=600)
             writer = start(environment, ["-m", "sharding.bench_writer"], None)
             lines = _collect(writer)
             _wait_for(lambda: len(lines) >= 200)
-            report = json.loads(_manage(environment, "shards", "split", OLD, NEW,
-                                        "--replica", NEW_REPLICA, "--json"))
+            report = json.loads(manage(environment, "shards", "split", OLD, NEW,
+                                        "--replica", NEW_REPLICA, "--json", timeout=600))
             written = len(lines)
             _wait_for(lambda: len(lines) >= written + 200)
             writer.terminate()
@@ -118,12 +118,5 @@ def _fill(environment: dict[str, str], rows: int) -> None:
               "shards = current_map().open_shards()\n"
               f"for n in range({rows}):\n"
               "    objects.create(PIN, shards[n % len(shards)], {'n': n, 'pad': 'x' * 200})\n")
-    _manage(environment, "shell", "-c", script)
+    manage(environment, "shell", "-c", script, timeout=600)
 
-
-def _manage(environment: dict[str, str], *args: str) -> str:
-    result = subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=environment,
-                            capture_output=True, text=True, timeout=600)
-    if result.returncode != 0:
-        raise RuntimeError(f"manage.py {' '.join(args[:2])} failed: {result.stderr[-500:]}")
-    return result.stdout

@@ -41,16 +41,17 @@ def alias_for_shard(shard: int, shard_map: ShardMap | None = None) -> str:
     the transaction first used it keeps that host until the transaction ends, whatever the map
     says meanwhile: its statements join the transaction, and the commit checks that the host
     still serves it."""
-    pinned = _pinned_alias(shard) if shard_map is None and _open.aliases else None
-    if pinned is not None:
-        return pinned
+    pins = dict(_open_pins()) if shard_map is None and _open.aliases else None
+    if pins:
+        for alias, shards in pins.items():
+            if shard in shards:
+                return alias
     found = (shard_map or current_map()).range_for(shard)
     if found.fenced:
         found = _after_fence(shard)
     alias = require_alias(found.master)
-    shards = _pinned_shards(alias) if shard_map is None and alias in _open.aliases else None
-    if shards is not None:
-        shards.add(shard)
+    if pins and alias in pins:
+        pins[alias].add(shard)
     return alias
 
 
@@ -175,10 +176,6 @@ def _open_pins() -> Iterator[tuple[str, set[int]]]:
         if shards is not None:
             yield alias, shards
 
-
-def _pinned_alias(shard: int) -> str | None:
-    """The host this thread's open transaction pinned ``shard`` to, if any."""
-    return next((alias for alias, shards in _open_pins() if shard in shards), None)
 
 
 def _pin_transaction(alias: str, shard: int) -> set[int] | None:

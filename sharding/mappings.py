@@ -137,11 +137,12 @@ def add(table: MappingTable, from_id: int, to_id: int, sequence: int | None = No
 def add_many(table: MappingTable, edges: Sequence[tuple[int, int]], batch: int = 5000) -> None:
     """Add many edges ``(from_id, to_id)`` at the current time, edges already there kept
     unchanged: one multi-row ``INSERT`` per shard and ``batch`` edges (bulk loading)."""
-    by_list: dict[tuple[str, str, int], list[tuple[int, int]]] = defaultdict(list)
+    by_shard: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for from_id, to_id in edges:
         expect_type(to_id, table.to_type)
-        by_list[_location(table, from_id)].append((from_id, to_id))
-    for (alias, name, shard), found in by_list.items():
+        by_shard[expect_type(from_id, table.from_type).shard].append((from_id, to_id))
+    for shard, found in by_shard.items():
+        alias, name, _ = _location(table, found[0][0])  # routed once per shard
         for start in range(0, len(found), batch):
             chunk, now = found[start:start + batch], now_sequence()
             with cursor(alias, shard) as c:

@@ -225,7 +225,7 @@ def record_round(orchestrator: Orchestrator, leader: str) -> None:
 
 def status() -> dict[str, Any]:
     """The last recorded round (``leader``, ``rounds``: how many that leader has run,
-    ``time`` and ``when`` (UTC) it ended, ``failing``: failed probes in a row by master,
+    ``time`` it ended (:func:`ended_at`), ``failing``: failed probes in a row by master,
     ``failures``, ``errors``) and ``contenders``: the orchestrators running now, the leader
     first. ``rounds`` is None before any leader finished a round."""
     client = zookeeper.require()
@@ -234,8 +234,6 @@ def status() -> dict[str, Any]:
     except NoNodeError:
         raw = b""
     latest: dict[str, Any] = json.loads(raw) if raw else {"leader": None, "rounds": None}
-    if "time" in latest:
-        latest["when"] = _when(latest)
     contenders = client.Election(root_path(ELECTION)).contenders()
     return {**latest, "contenders": contenders}
 
@@ -260,11 +258,12 @@ def record(event: dict[str, Any]) -> None:
 def recent(limit: int | None = None) -> list[dict[str, Any]]:
     """The newest ``limit`` events (all when None), newest first, each with ``when`` (UTC)."""
     entries = history()
-    return [{**entry, "when": _when(entry)}
+    return [{**entry, "when": ended_at(entry)}
             for entry in reversed(entries[-limit:] if limit else entries)]
 
 
-def _when(entry: dict[str, Any]) -> datetime:
+def ended_at(entry: dict[str, Any]) -> datetime:
+    """When a recorded round or event ended (its ``time``), in UTC."""
     return datetime.fromtimestamp(float(entry["time"]), UTC)
 
 

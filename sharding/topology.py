@@ -10,15 +10,17 @@ from collections.abc import Callable
 from functools import cache
 
 from sharding.conf import sharding_settings
-from sharding.coordination import WatchedDocument
+from sharding.coordination import WatchedDocument, zookeeper
 from sharding.shardmap import ShardMap
+
+MAP_NODE = "shardmap"
 
 
 @cache
 def shard_map_document() -> WatchedDocument[ShardMap]:
     """The watched ``<ZK_ROOT>/shardmap`` node (one per process)."""
     return WatchedDocument(
-        "shardmap",
+        MAP_NODE,
         sharding_settings.MAP_CACHE_FILE or None,
         decode=ShardMap.loads,
         encode=ShardMap.dumps,
@@ -44,3 +46,10 @@ def change_map(change: Callable[[ShardMap], ShardMap],
                expected_version: int | None = None) -> ShardMap:
     """Compare-and-set update of the map in ZooKeeper (fails closed when it is unreachable)."""
     return shard_map_document().update(change, expected_version)
+
+
+def copy_map(root: str) -> None:
+    """Create, under another ZooKeeper ``root`` (a bench's deployment of its own on the same
+    hosts), the shard map this process routes by: its masters are the ones serving now."""
+    zookeeper.require().create(f"{root.rstrip('/')}/{MAP_NODE}",
+                               ShardMap.dumps(current_map()), makepath=True)

@@ -13,12 +13,12 @@ its rows (a fanout chunk writes one column into a thousand rows).
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Mapping, Sequence
 
 import happybase  # noqa: F401  (loads the Hbase_thrift module)
 from Hbase_thrift import BatchMutation, Mutation, TIncrement
 
+from feed.schema import COUNT
 from feed.store.pools import Cluster, feed_table, run
 
 Columns = Mapping[bytes, Sequence[bytes]]
@@ -82,10 +82,9 @@ def add_to_counter(cluster: Cluster, row: bytes, column: bytes, amount: int) -> 
 def reset_counter(cluster: Cluster, row: bytes, column: bytes, seen: int) -> bool:
     """Set a counter cell to zero if it still holds ``seen`` (one ``checkAndPut``); False when
     another writer changed it since it was read."""
-    name = feed_table().encode()
-    zero = Mutation(isDelete=False, column=column, value=struct.pack(">q", 0))
+    zero = Mutation(isDelete=False, column=column, value=COUNT.pack(0))
     return bool(run(cluster, lambda hbase: hbase.connection.client.checkAndPut(
-        name, row, column, struct.pack(">q", seen), zero, {})))
+        hbase.name, row, column, COUNT.pack(seen), zero, {})))
 
 
 def add_to_counters(cluster: Cluster, rows: Sequence[bytes], column: bytes, amount: int) -> None:
