@@ -1,7 +1,7 @@
 """Which domain and store exceptions mean what to a caller, for every way in (the web UI
 :mod:`pinsite.web.errors`, the API :mod:`pinsite.api.errors`, the admin's log-in): one list,
 so they answer alike. Each glue layer adds its own content errors (``pins.exceptions``) and
-its own rendering; the HTML ones share the 503 page, :func:`unavailable_page`.
+its own rendering.
 
 Order matters where the groups overlap: a not-found or invalid-input error of a store is also
 one of its errors, so check those first and :data:`UNAVAILABLE` last.
@@ -9,11 +9,7 @@ one of its errors, so check those first and :data:`UNAVAILABLE` last.
 
 from __future__ import annotations
 
-import logging
-
 from django.db import InterfaceError, OperationalError
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
 from dramatiq.errors import BrokerError
 
 from feed.exceptions import FeedError, InvalidFeedInput
@@ -26,8 +22,6 @@ from sharding.exceptions import (
     ShardNotOpen,
     UnknownObjectType,
 )
-
-logger = logging.getLogger("pinsite")
 
 Kinds = tuple[type[BaseException], ...]
 
@@ -48,8 +42,3 @@ def unavailable_message(exc: BaseException) -> str | None:
     refuses on purpose), else ``None`` for the generic one."""
     return exc.message if isinstance(exc, LimiterUnavailable) else None
 
-
-def unavailable_page(request: HttpRequest, exc: BaseException) -> HttpResponse:
-    """The 503 page for ``exc``, one of :data:`UNAVAILABLE`, logged."""
-    logger.error("a store could not serve %s %s", request.method, request.path, exc_info=exc)
-    return render(request, "503.html", {"message": unavailable_message(exc)}, status=503)

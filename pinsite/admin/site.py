@@ -20,8 +20,8 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, path
 
 from pinsite.admin import followers, lookup, queues, shards, smartfeed, vshards
-from pinsite.errors import UNAVAILABLE, unavailable_page
 from pinsite.serving.attempts import credential_limited
+from pinsite.web.errors import domain_errors
 
 View = Callable[..., HttpResponse]
 
@@ -46,7 +46,7 @@ PAGES: list[tuple[str, View, str]] = [
 def install(site: AdminSite) -> None:
     """Add the operators' pages to ``site`` and link them from its index."""
     site.index_template = "admin/pinsite/index.html"
-    site.login = _unavailable_page(credential_limited(site.login))  # type: ignore[method-assign]
+    site.login = domain_errors(credential_limited(site.login))  # type: ignore[method-assign]
     builtin = site.get_urls
 
     def get_urls() -> list[Any]:
@@ -58,17 +58,6 @@ def install(site: AdminSite) -> None:
 def operator_urls(site: AdminSite) -> list[URLPattern]:
     return [path(f"operations/{route}", site.admin_view(_with_site(site, view)),
                  name=f"operations-{name}") for route, view, name in PAGES]
-
-
-def _unavailable_page(view: Callable[..., Any]) -> View:
-    """``view`` answering a store that cannot serve it with the 503 page."""
-    @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        try:
-            return view(request, *args, **kwargs)
-        except UNAVAILABLE as exc:
-            return unavailable_page(request, exc)
-    return wrapped
 
 
 def _with_site(site: AdminSite, view: View) -> View:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import logging
 import math
 import time
 from collections.abc import Callable
@@ -41,10 +40,10 @@ from pinsite.serving.clients import client_address
 from pinsite.serving.conf import serving_settings
 from toolkit.errors import StoreUnavailable
 
-logger = logging.getLogger("pinsite.serving")
-
 SCOPE = "credentials"
 PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+clock = time.time
+"""The limiter's clock (the windows are aligned to it)."""
 
 
 Answer = TypeVar("Answer", bound=HttpResponseBase)
@@ -72,7 +71,7 @@ def attempt_wait(address: str, username: str | None) -> int | None:
     """Count one attempt from ``address`` naming ``username``; ``None`` when it is allowed,
     else the seconds until it would be."""
     allowed, period = credential_rate()
-    now = time.time()
+    now = clock()
     window = int(now // period)
     keys = [f"{SCOPE}:address:{address}:{window}"]
     if username:
@@ -89,8 +88,7 @@ def _count(key: str, period: int) -> int:
         cache.add(key, 0, timeout=period + 1)
         return int(cache.incr(key))
     except Exception as exc:  # whatever the cache's client raises: refuse, never let through
-        logger.warning("credential attempt limiter unavailable: %r", exc)
-        raise LimiterUnavailable(LimiterUnavailable.message) from exc
+        raise LimiterUnavailable(f"the attempt counters cannot be reached: {exc!r}") from exc
 
 
 def _digest(username: str) -> str:

@@ -12,6 +12,7 @@ request now (the credential attempt limiter too) the 503 page (the same kinds as
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -21,10 +22,17 @@ from django.shortcuts import render
 
 from pins import exceptions as content
 from pinsite.cursors import InvalidCursor
-from pinsite.errors import STORE_INVALID, STORE_NOT_FOUND, UNAVAILABLE, Kinds, unavailable_page
+from pinsite.errors import (
+    STORE_INVALID,
+    STORE_NOT_FOUND,
+    UNAVAILABLE,
+    Kinds,
+    unavailable_message,
+)
 from pinsite.web.paging import RepeatedParameter
 
 Answer = TypeVar("Answer", bound=HttpResponseBase)
+logger = logging.getLogger("pinsite.web")
 
 NOT_FOUND: Kinds = (content.NotFound, *STORE_NOT_FOUND)
 BAD_REQUEST: Kinds = (content.InvalidContent, InvalidCursor, RepeatedParameter, *STORE_INVALID)
@@ -44,6 +52,9 @@ def domain_errors(view: Callable[..., Answer]) -> Callable[..., Answer | HttpRes
         except BAD_REQUEST as exc:
             return render(request, "400.html", {"exception": str(exc)}, status=400)
         except UNAVAILABLE as exc:
-            return unavailable_page(request, exc)
+            logger.error("a store could not serve %s %s", request.method, request.path,
+                         exc_info=exc)
+            return render(request, "503.html", {"message": unavailable_message(exc)},
+                          status=503)
 
     return wrapped

@@ -55,13 +55,13 @@ class Command(SubcommandCommand):
     def handle_status(self, json: bool = False, **_: Any) -> None:
         status = orchestrator.status()
         if json:
-            self.print_json({key: value for key, value in status.items() if key != "when"})
+            self.print_json(status)
             return
         self.stdout.write(f"running: {', '.join(status['contenders']) or 'none'}")
         if status["rounds"] is None:
             self.stdout.write("no round recorded yet")
             return
-        when = status["when"].strftime("%Y-%m-%d %H:%M:%S")
+        when = orchestrator.ended_at(status).strftime("%Y-%m-%d %H:%M:%S")
         self.stdout.write(f"leader {status['leader']}: {status['rounds']} rounds, the last "
                           f"ended {when} UTC")
         for master, count in sorted(status["failing"].items()):
