@@ -17,7 +17,6 @@ import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
 from typing import cast
 
 import dramatiq
@@ -32,7 +31,8 @@ from devstack.rabbitmq import RabbitMQ
 from events import publisher
 from feed import observe, speculative
 from feed.store import observations
-from pinsite.test_settings import AMQP_VHOST_PREFIX
+from pinsite.test_settings import AMQP_VHOST, AMQP_VHOST_PREFIX
+from tests.addresses import CLOSED
 from tests.feed.helpers import flush_feed_queues, worker_queues
 
 
@@ -44,16 +44,11 @@ def _reachable(host: str, port: int) -> bool:
         return False
 
 
-def _vhost() -> str:
-    """The session's RabbitMQ virtual host (``pinsite.test_settings``)."""
-    return str(settings.AMQP_VHOST)  # type: ignore[misc]  # set by the test settings only
-
-
 def _own_vhost() -> RabbitMQ | None:
     """The stack's RabbitMQ if this process named the session's virtual host and the server
     is up (``django_db_setup`` explains a stack that is down)."""
     rabbitmq = cast(RabbitMQ, Stack(settings.PROFILE).service("rabbitmq"))
-    own = _vhost() == f"{AMQP_VHOST_PREFIX}{os.getpid()}"
+    own = f"{AMQP_VHOST_PREFIX}{os.getpid()}" == AMQP_VHOST
     return rabbitmq if own and _reachable(rabbitmq.host, rabbitmq.port) else None
 
 
@@ -64,17 +59,17 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         return
     for name in rabbitmq.ctl("list_vhosts", "--quiet", "--no-table-headers").split():
         pid = name.removeprefix(AMQP_VHOST_PREFIX)
-        if name != _vhost() and pid.isdigit() and not Path(f"/proc/{pid}").exists():
+        if name != AMQP_VHOST and pid.isdigit() and not Path(f"/proc/{pid}").exists():
             rabbitmq.ctl("delete_vhost", name, check=False)
-    rabbitmq.ctl("add_vhost", _vhost(), check=False)
-    rabbitmq.ctl("set_permissions", "-p", _vhost(), AMQP_USER, ".*", ".*", ".*")
+    rabbitmq.ctl("add_vhost", AMQP_VHOST, check=False)
+    rabbitmq.ctl("set_permissions", "-p", AMQP_VHOST, AMQP_USER, ".*", ".*", ".*")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     rabbitmq = _own_vhost()
     if rabbitmq is not None:
         dramatiq.get_broker().close()
-        rabbitmq.ctl("delete_vhost", _vhost(), check=False)
+        rabbitmq.ctl("delete_vhost", AMQP_VHOST, check=False)
 
 
 @pytest.fixture(scope="session")
@@ -149,27 +144,30 @@ def observations_db(settings: Settings) -> Iterator[None]:
 # --- Credential limits (tests/api, tests/web) -------------------------------------------------
 
 @pytest.fixture
-def credential_rate(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> int:
-    """The production credential rate, attempts a minute (the test settings lift it), with
-    the attempt limiter's clock held one second into the current minute: its windows are
-    fixed and aligned to the clock, and all of a test's attempts must fall in one, wherever
-    in the minute the test starts and however slowly a busy machine runs it."""
+def attempt_clock_held(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The attempt limiter's clock held one second into the current minute: its windows are
+    fixed and aligned to the clock, and all of a test's attempts must fall in one, wherever in
+    the minute the test starts and however slowly a busy machine runs it."""
     from pinsite.serving import attempts
 
+    now = time.time()
+    held = now - now % 60 + 1
+    monkeypatch.setattr(attempts, "clock", lambda: held)
+
+
+@pytest.fixture
+def credential_rate(settings: Settings, attempt_clock_held: None) -> int:
+    """The production credential rate, attempts a minute (the test settings lift it), in one
+    window of the limiter's (:func:`attempt_clock_held`)."""
     rate = 20
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
         **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "credentials": f"{rate}/minute"}}
-    now = time.time()
-    held = now - now % 60 + 1
-    monkeypatch.setattr(attempts, "time", SimpleNamespace(time=lambda: held))
     return rate
 
 
 @pytest.fixture
 def throttle_cache_down(settings: Settings) -> None:
     """The credential attempt limiter's cache at a closed port: it cannot be reached."""
-    from tests.addresses import CLOSED
-
     host, port = CLOSED
     settings.CACHES = {**settings.CACHES, "throttles": {
         **settings.CACHES["throttles"], "LOCATION": f"redis://{host}:{port}/0"}}

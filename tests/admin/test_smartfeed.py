@@ -17,6 +17,7 @@ from feed.smart.schema import Shown
 from feed.store import pools as connections
 from pins.models import Pinner
 from sharding.mappings import now_sequence
+from tests.addresses import CLOSED
 from tests.broker import rabbitmq_stopped
 from tests.feed.helpers import CapturedQueue, new_board, new_pin, new_user
 
@@ -49,7 +50,7 @@ def pinner_with_smart_feed() -> tuple[int, int, int]:
 @pytest.fixture
 def pools_down(settings: Settings) -> Iterator[None]:
     """The pools cluster's address pointing at a closed port (the other clusters answer)."""
-    settings.PINSITE_FEED = {**settings.PINSITE_FEED, "POOLS": ("127.0.0.1", 1)}
+    settings.PINSITE_FEED = {**settings.PINSITE_FEED, "POOLS": CLOSED}
     connections.reset()
     yield
     connections.reset()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 from django.db import OperationalError
 from django.http import Http404
@@ -20,6 +18,7 @@ from sharding.exceptions import (
     ShardNotOpen,
     ShardUnavailable,
 )
+from tests.addresses import CLOSED
 from tests.api.helpers import Caller, error_of
 
 
@@ -65,14 +64,9 @@ def test_bugs_are_not_disguised() -> None:
     assert api_exception(ZeroDivisionError()) is None
 
 
-def _closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
 
 def test_an_unreachable_feed_is_a_503(alice: Caller, settings: Settings) -> None:
-    dead = ("127.0.0.1", _closed_port())
+    dead = CLOSED
     settings.PINSITE_FEED = {**settings.PINSITE_FEED, "PRIMARY": dead, "STANDBY": dead,
                              "TIMEOUT_MS": 500, "POOL_WAIT_SECONDS": 1}
     response = alice.client.get("/api/v1/me/feed/")

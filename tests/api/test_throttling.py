@@ -44,9 +44,9 @@ def test_each_account_has_its_own_allowance(alice: Caller, bob: Caller) -> None:
     assert bob.client.post("/api/v1/boards/", {"name": "Mine"}, format="json").status_code == 201
 
 
-@pytest.mark.usefixtures("low_rates")
+@pytest.mark.usefixtures("low_rates", "attempt_clock_held")
 def test_credential_requests_are_throttled_per_address() -> None:
-    client = APIClient(REMOTE_ADDR="192.0.2.77")
+    client = APIClient(REMOTE_ADDR=unique_address())
     attempt = {"username": unique_username(), "password": PASSWORD}
     client.post("/api/v1/auth/token/", attempt, format="json")
     response = client.post("/api/v1/auth/token/", attempt, format="json")

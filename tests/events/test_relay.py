@@ -32,8 +32,9 @@ NOW_AND_LATER = 2**62
 
 @pytest.fixture
 def backlog(caplog: pytest.LogCaptureFixture) -> Iterator[list[int]]:
-    """Five pins whose events the fast path failed to publish: RabbitMQ is out of this
-    process's reach while they are made, and the publish fails as a broker error."""
+    """Five pins whose events the fast path failed to publish: RabbitMQ's broker application
+    is stopped (:func:`~tests.broker.rabbitmq_stopped`) while they are made, and the publish
+    fails as a broker error."""
     owner = new_user()
     board = new_board(owner)
     with rabbitmq_stopped(), caplog.at_level(logging.WARNING, logger="pinsite.events"):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from typing import Any
 
 import pytest
@@ -13,6 +12,7 @@ from feed.exceptions import InvalidFeedInput
 from feed.selectors import feed_head, feed_page
 from graph.actions import follow_board
 from pins.actions import delete_pin
+from tests.addresses import CLOSED
 from tests.feed.helpers import new_board, new_pin, new_user
 from tests.feed.running import RunningQueue
 
@@ -25,11 +25,6 @@ def _feed_of(pins: int, running: RunningQueue) -> tuple[int, int, list[int]]:
     running.settle()
     return owner, fan, made[::-1]
 
-
-def _closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def test_a_page_holds_hydrated_pins_newest_first(running: RunningQueue) -> None:
@@ -79,7 +74,7 @@ def test_bad_input_is_refused(user: Any, limit: Any, after: Any) -> None:
 def test_an_unreachable_primary_is_read_around(running: RunningQueue, settings: Settings,
                                                fresh_pools: None) -> None:
     _, fan, pins = _feed_of(2, running)
-    settings.PINSITE_FEED = {**settings.PINSITE_FEED, "PRIMARY": ("127.0.0.1", _closed_port())}
+    settings.PINSITE_FEED = {**settings.PINSITE_FEED, "PRIMARY": CLOSED}
     before = speculative.answers.answered["standby"]
     assert [pin.id for pin in feed_page(fan).items] == pins
     assert speculative.answers.answered["standby"] == before + 1

@@ -3,7 +3,6 @@ applies it once Redis is back."""
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,6 +14,7 @@ from graph.exceptions import GraphUnavailable
 from graph.store.connections import pools
 from graph.tables import USER_FOLLOWS_USER
 from sharding import mappings
+from tests.addresses import CLOSED
 from tests.graph.helpers import new_user, user_on
 
 
@@ -27,7 +27,7 @@ class Outage:
         self.instance = topology.current_map().masters()[0]
 
     def start(self) -> None:
-        hosts = {**self.healthy["REDIS_HOSTS"], self.instance: ("127.0.0.1", _closed_port())}
+        hosts = {**self.healthy["REDIS_HOSTS"], self.instance: CLOSED}
         pools.close()
         self.settings.PINSITE_GRAPH = {**self.healthy, "REDIS_HOSTS": hosts,
                                        "WRITE_ATTEMPTS": 2, "RETRY_DELAY": 0.01}
@@ -36,11 +36,6 @@ class Outage:
         self.settings.PINSITE_GRAPH = self.healthy
         pools.close()
 
-
-def _closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture

@@ -13,8 +13,6 @@ from pinsite.serving.attempts import LimiterUnavailable
 from tests.addresses import unique_address
 from tests.web.helpers import PASSWORD, text, unique_username
 
-pytestmark = pytest.mark.usefixtures("credential_rate")
-
 LOGIN_PATHS = ("/login/", "/admin/login/")
 
 
