@@ -5,15 +5,46 @@ from __future__ import annotations
 import inspect
 import io
 import json
+import os
+import signal
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from events import bench as events_bench
 from events.bench import BENCH_EVENT
 from sharding import outbox
 from sharding.hosts import cursor
 from sharding.topology import current_map
+
+
+@pytest.fixture
+def sigterm_restored() -> Iterator[None]:
+    before = signal.getsignal(signal.SIGTERM)
+    yield
+    signal.signal(signal.SIGTERM, before)
+
+
+@pytest.mark.usefixtures("sigterm_restored")
+def test_sigterm_unwinds_a_bench_through_its_cleanup(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a bench started (servers, workers, writers) is stopped in its ``finally`` blocks;
+    SIGTERM runs them, as Ctrl-C does, and ends the command with a one-line error."""
+    cleaned: list[bool] = []
+
+    def run(**_: Any) -> dict[str, Any]:
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            raise AssertionError("SIGTERM did not interrupt the bench")
+        finally:
+            cleaned.append(True)
+
+    monkeypatch.setattr(events_bench, "run", run)
+    with pytest.raises(CommandError, match="interrupted"):
+        call_command("bench", "events")
+    assert cleaned == [True]
 
 
 @pytest.mark.parametrize("option", ["--followers", "--samples", "--processes", "--threads",

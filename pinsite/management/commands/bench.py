@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
@@ -16,6 +17,16 @@ MAX_CELEBRITY_FOLLOWERS = 5_000_000
 class Command(SubcommandCommand):
     help = "Benchmark a component against the raw ceiling of the store underneath it."
     error_types = (ShardingError,)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        # A bench starts servers, queue workers and writers of its own and stops them in its
+        # ``finally`` blocks: SIGTERM unwinds through those as Ctrl-C does, instead of ending
+        # the process on the spot and leaving them running.
+        signal.signal(signal.SIGTERM, _interrupted)
+        try:
+            super().handle(*args, **options)
+        except KeyboardInterrupt:
+            raise CommandError("interrupted; what the bench had started is stopped") from None
 
     def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
         shards = self.add_subparser(subparsers, parent, "shards",
@@ -223,3 +234,7 @@ class Command(SubcommandCommand):
             return
         for name, value in figures.items():
             self.stdout.write(f"{name}: {value}")
+
+
+def _interrupted(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
