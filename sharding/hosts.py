@@ -177,7 +177,6 @@ def _open_pins() -> Iterator[tuple[str, set[int]]]:
             yield alias, shards
 
 
-
 def _pin_transaction(alias: str, shard: int) -> set[int] | None:
     """Pin ``shard`` to this thread's transaction on ``alias``, just entered. Returns the
     pinned shards when this block opened the pinning (it checks them), None when it runs
