@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from devstack.errors import DevstackError
+from devstack.hbase import admin as hbase_admin
 from devstack.packages import install_packages
 from devstack.report import failure_text, status_table
 from devstack.service import FENCED
@@ -42,6 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    help="add a master/replica pair to the stack and start it")
     add_pair.add_argument("kind", choices=["mysql", "redis"])
     add_pair.add_argument("name", help="mysql003 … mysql009, redis003 … redis009")
+    hbase = commands.add_parser("hbase", parents=[common],
+                                help="flush, major-compact or list the regions of a table")
+    hbase.add_argument("cluster", help="the cluster's gateway: hbase1, hbase2 or hbase3")
+    hbase.add_argument("action", choices=hbase_admin.COMMANDS)
+    hbase.add_argument("table", help="e.g. pinsite_feed")
     reclone = commands.add_parser("reclone", parents=[common],
                                   help="rebuild a MariaDB replica from a master")
     reclone.add_argument("replica")
@@ -98,6 +104,8 @@ def run(stack: Stack, args: argparse.Namespace) -> int:
         stack.stop(args.service)
     elif command == "reclone":
         stack.reclone(args.replica, args.master)
+    elif command == "hbase":
+        print(hbase_admin.run(stack.service(args.cluster), args.action, args.table), end="")
     elif command == "add-pair":
         show_added_pair(stack, stack.add_pair(args.kind, args.name), args.kind)
     return 0

@@ -82,16 +82,3 @@ def epmd_names(host: str, port: int) -> bool:
     """True if an Erlang port mapper answers a NAMES request (it sends its port first)."""
     reply = exchange(host, port, b"\x00\x01n", want=4)
     return len(reply) == 4 and int.from_bytes(reply, "big") == port
-
-
-def thrift_call(name: str) -> bytes:
-    """A Thrift binary-protocol (strict) call of method ``name`` without arguments."""
-    encoded = name.encode()
-    return (b"\x80\x01\x00\x01" + len(encoded).to_bytes(4, "big") + encoded
-            + (1).to_bytes(4, "big") + b"\x00")
-
-
-def hbase_thrift_ok(host: str, port: int) -> bool:
-    """True if an HBase Thrift1 server answers ``getTableNames`` with a reply."""
-    reply_head = b"\x80\x01\x00\x02" + (13).to_bytes(4, "big") + b"getTableNames"
-    return exchange(host, port, thrift_call("getTableNames"), want=len(reply_head)) == reply_head

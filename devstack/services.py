@@ -10,7 +10,8 @@ import json
 import re
 
 from devstack.errors import DevstackError
-from devstack.hbase.service import HBaseThrift
+from devstack.hbase.config import ClusterPorts
+from devstack.hbase.service import HBaseServer, HBaseThrift
 from devstack.mariadb import MariaDB
 from devstack.mysql_client import ADMIN_PASSWORD, ADMIN_USER, APP_PASSWORD, APP_USER
 from devstack.profile import Profile
@@ -31,6 +32,9 @@ SENTINELS = (("sentinel1", 401), ("sentinel2", 402), ("sentinel3", 403))
 ZOOKEEPER_OFFSET = 181
 AMQP_OFFSET, DIST_OFFSET, EPMD_OFFSET = 672, 673, 369
 HBASE_CLUSTERS = (("hbase1", 90, "primary"), ("hbase2", 91, "standby"), ("hbase3", 92, "pools"))
+"""(gateway, Thrift port offset, role) of each HBase cluster; its server JVM, ``<gateway>-server``,
+takes offsets 1N0 to 1N3 (hbase1: 110 master, 111 master web UI, 112 region server, 113
+ZooKeeper)."""
 DJANGO_DATABASE = "pinsite"
 EXTRA_PAIRS_FILE = "pairs.json"
 EXTRA_PAIR = {"mysql": re.compile(r"mysql00([3-9])"), "redis": re.compile(r"redis00([3-9])")}
@@ -62,9 +66,8 @@ def build_services(profile: Profile) -> dict[str, Service]:
                  dist_port=profile.port(DIST_OFFSET), epmd_port=profile.port(EPMD_OFFSET),
                  host=profile.host("rabbitmq")),
     ]
-    services += [HBaseThrift(name, profile.port(offset), profile.var_dir / name, role=role,
-                             host=profile.host(name))
-                 for name, offset, role in HBASE_CLUSTERS]
+    for number, (name, offset, role) in enumerate(HBASE_CLUSTERS, start=1):
+        services += _hbase_cluster(profile, name, offset, role, number)
     return {service.name: service for service in services}
 
 
@@ -83,6 +86,18 @@ def _mysql_pair(profile: Profile, pair: tuple[str, int, str, int], domain: int) 
                       role=REPLICA, master=master, server_id=replica_offset,
                       gtid_domain_id=domain, host=profile.host(replica_name))
     return [master, replica]
+
+
+def _hbase_cluster(profile: Profile, name: str, offset: int, role: str,
+                   number: int) -> list[Service]:
+    server_name = f"{name}-server"
+    base = 100 + 10 * number
+    ports = ClusterPorts(*(profile.port(base + n) for n in range(4)))
+    server = HBaseServer(server_name, ports, profile.var_dir / server_name, role=role,
+                         host=profile.host(server_name))
+    gateway = HBaseThrift(name, profile.port(offset), profile.var_dir / name, cluster=server,
+                          role=role, host=profile.host(name))
+    return [server, gateway]
 
 
 def extra_pairs(profile: Profile, kind: str) -> list[tuple[str, int, str, int]]:

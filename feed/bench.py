@@ -40,7 +40,8 @@ from feed import fanout, storage, tasks
 from feed.conf import feed_settings
 from feed.schema import FEED, Entry, families, row_key
 from feed.selectors import feed_page
-from feed.store.pools import CLUSTERS, Cluster, connection, feed_table, table
+from feed.store.pools import CLUSTERS, Cluster, connection, ddl_connection, feed_table, table
+from feed.store.tables import ensure_table
 from graph.actions import follow_board
 from pins.actions import create_board, create_pin, create_pinner
 from pins.domain import timestamp_text
@@ -242,13 +243,11 @@ def _image() -> bytes:
 def scratch_table() -> Iterator[str]:
     """A table beside the feed's on the primary, for the raw puts; dropped afterwards."""
     name = f"{feed_table()}_bench"
-    with connection("primary") as conn:
-        if name.encode() not in conn.tables():
-            conn.create_table(name, families())
+    ensure_table("primary", name, families())
     try:
         yield name
     finally:
-        with connection("primary") as conn:
+        with ddl_connection("primary") as conn:
             conn.delete_table(name, disable=True)
 
 

@@ -2,10 +2,10 @@
 left a trimmed feed short of its cap.
 
 The target is the newest :func:`~feed.trim.keep` pins of every board the user follows now. The
-rebuild writes it and deletes everything else in the row in one atomic mutation stamped *now*,
-so it overrides older delete markers (a trim's, say) but not later ones. It holds the
-follower's graph lock meanwhile, so no follow or unfollow of that user is half applied (logged
-with an earlier time but not yet visible) while the target is computed.
+rebuild writes it and deletes everything else in the row in one mutation stamped *now* (its
+puts land before its deletes), so it overrides older delete markers (a trim's, say) but not
+later ones. It holds the follower's graph lock meanwhile, so no follow or unfollow of that user
+is half applied (logged with an earlier time but not yet visible) while the target is computed.
 
 >>> rebuild("primary", alice)
 Rebuilt(entries=1050, removed=3)

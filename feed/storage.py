@@ -135,8 +135,8 @@ def remove_entry(cluster: Cluster, user_ids: Sequence[int], entry: Entry,
 def change_feed(cluster: Cluster, user_id: int, timestamp: int, *, add: Iterable[Entry] = (),
                 remove: Iterable[Entry] = (), horizons: Iterable[bytes] = (),
                 drop_horizons: Iterable[bytes] = ()) -> None:
-    """Change one feed in one atomic row mutation at ``timestamp``: put ``add``, delete
-    ``remove``, record ``horizons`` (qualifiers) and delete the ``drop_horizons`` columns."""
+    """Change one feed in one call at ``timestamp``: put ``add``, record ``horizons``
+    (qualifiers), then delete ``remove`` and the ``drop_horizons`` columns."""
     row = row_key(user_id)
     puts = [entry.column for entry in add] + [horizon_column(q) for q in horizons]
     deletes = [entry.column for entry in remove] + list(drop_horizons)

@@ -1,14 +1,12 @@
-"""The HBase Thrift1 development server, and its devstack service kind.
+"""The local stack's HBase clusters: Apache HBase itself, fetched from Maven Central.
 
-Two halves live here:
+* :mod:`devstack.hbase.runtime` resolves HBase's jars with Maven (``pom.xml``) into a cache
+  and finds a Java that HBase supports;
+* :mod:`devstack.hbase.config` writes a cluster's ``hbase-site.xml`` and logging;
+* :mod:`devstack.hbase.service` runs a cluster as two services, its server JVM (standalone
+  master, region server and ZooKeeper) and its Thrift (v1) gateway;
+* :mod:`devstack.hbase.probe` asks the gateway whether every region answers;
+* :mod:`devstack.hbase.admin` flushes, major-compacts and lists regions (``ClusterAdmin.java``).
 
-* :mod:`devstack.hbase.service` is the devstack service kind (stdlib only, like all of
-  devstack); it runs the server with the project's ``.venv`` Python.
-* everything else is the server itself (needs thriftpy2): ``python -m devstack.hbase --port P
-  --data DIR``. It speaks happybase's own ``Hbase.thrift`` and keeps the HBase semantics pinsite
-  relies on: byte-ordered rows and columns, timestamped versions, delete markers until a major
-  compaction, atomic row mutations, scans, counters, and durability through a write-ahead log
-  and snapshots. See ``docs/hbase.md``.
-
-This file imports nothing, so the stdlib-only half can be used without thriftpy2.
+All of it is stdlib only, like the rest of devstack. See ``docs/hbase.md``.
 """

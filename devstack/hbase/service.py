@@ -1,51 +1,152 @@
-"""The devstack service kind of the HBase Thrift development server (stdlib only).
+"""The two devstack services of one Apache HBase cluster.
 
-The server needs thriftpy2, so it runs with the project's ``.venv`` Python::
+* :class:`HBaseServer` (``hbase1-server``): HBase's standalone mode, the master, one region
+  server and the cluster's own ZooKeeper in one JVM, storing under ``data/``.
+* :class:`HBaseThrift` (``hbase1``): the Thrift (v1) gateway the application speaks to, in a
+  JVM of its own that finds the cluster through its ZooKeeper; it is healthy when a real
+  ``getTableNames`` call succeeds, which needs an initialised master.
 
-    <repo>/.venv/bin/python -m devstack.hbase --host 127.0.0.1 --port P --data <home>/data
+Killing the cluster's processes is killing both; killing only ``hbase1-server`` is losing
+the region server behind a gateway that stays up.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import ClassVar
 
 from devstack import health
-from devstack.profile import REPO_ROOT
-from devstack.service import SINGLE, Service
+from devstack.hbase import probe, runtime
+from devstack.hbase.config import (
+    ClusterPorts,
+    gateway_site,
+    render_log4j2,
+    render_site,
+    server_site,
+)
+from devstack.service import SINGLE, Service, write_if_changed
 
-VENV_PYTHON = REPO_ROOT / ".venv" / "bin" / "python"
+# What HBase's own start script adds on Java 11 and later (bin/hbase, add_jdk11_jvm_flags).
+JDK11_FLAGS = [
+    "-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true",
+    "--add-modules", "jdk.unsupported",
+    *[flag for package in ("java.io", "java.nio", "sun.nio.ch", "java.lang", "jdk.internal.ref",
+                           "java.lang.reflect", "java.util", "java.util.concurrent")
+      for flag in ("--add-opens", f"java.base/{package}=ALL-UNNAMED")],
+    *[flag for export in ("java.base/jdk.internal.misc", "java.security.jgss/sun.security.krb5",
+                          "java.base/sun.net.dns", "java.base/sun.net.util")
+      for flag in ("--add-exports", f"{export}=ALL-UNNAMED")],
+]
+MASTER_CLASS = "org.apache.hadoop.hbase.master.HMaster"
+THRIFT_CLASS = "org.apache.hadoop.hbase.thrift.ThriftServer"
 
 
-class HBaseThrift(Service):
-    """One ``python -m devstack.hbase`` process: its data (snapshot + log) in ``data/``."""
+class _HBaseJVM(Service):
+    """A JVM of HBase's, configured from ``conf/`` in its home."""
 
-    kind: ClassVar[str] = "hbase"
-    start_timeout: ClassVar[float] = 60.0
-    stop_timeout: ClassVar[float] = 60.0
+    heap: ClassVar[list[str]] = []
 
-    def __init__(self, name: str, port: int, home: Path, *, role: str = SINGLE,
-                 host: str = "127.0.0.1", python: Path = VENV_PYTHON) -> None:
-        super().__init__(name, port, home, role=role, host=host)
-        self.python = python
+    @property
+    def conf_dir(self) -> Path:
+        return self.home / "conf"
 
     @property
     def marker(self) -> str:
-        return str(self.data_dir)
+        return f"-Dpinsite.devstack.home={self.home}"
 
-    def command(self) -> list[str]:
-        return [str(self.python), "-m", "devstack.hbase", "--host", self.host,
-                "--port", str(self.port), "--data", str(self.data_dir)]
+    @property
+    def log_file(self) -> Path:
+        return self.log_dir / f"{self.kind}.log"
 
-    def environ(self) -> dict[str, str]:
-        path = os.environ.get("PYTHONPATH")
-        return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), path]))}
+    def site(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def prepare(self) -> None:
+        super().prepare()
+        write_if_changed(self.conf_dir / "hbase-site.xml", render_site(self.site()))
+        write_if_changed(self.conf_dir / "log4j2.properties", render_log4j2(self.log_file))
+
+    def main(self) -> list[str]:
+        """The main class and its arguments."""
+        raise NotImplementedError
 
     def before_start(self) -> None:
-        if not os.access(self.python, os.X_OK):
-            raise self.failure(f"{self.python} is missing: create the virtualenv first "
-                               "(`make setup`), the HBase server needs thriftpy2", logs=[])
+        """Fetch HBase on first use; refuse to start without a Java it supports."""
+        try:
+            runtime.classpath()
+            runtime.java()
+        except runtime.HBaseRuntimeError as error:
+            raise self.failure(str(error), logs=[]) from error
+
+    def command(self) -> list[str]:
+        return [
+            runtime.java(), self.marker, *self.heap, "-XX:+UseSerialGC",
+            "-XX:OnOutOfMemoryError=kill -9 %p", "-Djava.net.preferIPv4Stack=true",
+            *JDK11_FLAGS,
+            "-Djava.util.logging.config.class="
+            "org.apache.hadoop.hbase.logging.JulToSlf4jInitializer",
+            f"-Dlog4j2.configurationFile={self.conf_dir / 'log4j2.properties'}",
+            f"-Dhbase.log.dir={self.log_dir}", f"-Dhbase.home.dir={self.home}",
+            "-cp", f"{self.conf_dir}:{runtime.classpath()}", *self.main(),
+        ]
+
+    def log_files(self) -> list[Path]:
+        return [self.log_file, self.console_log]
+
+
+class HBaseServer(_HBaseJVM):
+    """The cluster: master, region server and ZooKeeper of HBase's standalone mode."""
+
+    kind: ClassVar[str] = "hbase-server"
+    start_timeout: ClassVar[float] = 180.0
+    # A clean stop closes the regions, flushing their memstores.
+    stop_timeout: ClassVar[float] = 90.0
+    heap: ClassVar[list[str]] = ["-Xms256m", "-Xmx768m", "-XX:MaxDirectMemorySize=256m"]
+
+    def __init__(self, name: str, ports: ClusterPorts, home: Path, *, role: str = SINGLE,
+                 host: str = "127.0.0.1") -> None:
+        super().__init__(name, ports.zookeeper, home, role=role, host=host)
+        self.ports = ports
+
+    def main(self) -> list[str]:
+        return [MASTER_CLASS, "start"]
+
+    def site(self) -> dict[str, str]:
+        return server_site(self.host, self.ports, self.home)
+
+    def listen_addresses(self) -> list[tuple[str, int]]:
+        return [(self.host, port) for port in self.ports.all()]
 
     def probe(self) -> bool:
-        return health.hbase_thrift_ok(self.host, self.port)
+        """The cluster's ZooKeeper answers and its region server listens (the gateway's
+        probe is the one that proves the master initialised)."""
+        return (health.zookeeper_ok(self.host, self.ports.zookeeper)
+                and health.port_open(self.host, self.ports.regionserver))
+
+
+class HBaseThrift(_HBaseJVM):
+    """The cluster's Thrift (v1) gateway: thread-pool server, buffered transport, binary
+    protocol, which is what happybase speaks by default."""
+
+    kind: ClassVar[str] = "hbase"
+    start_timeout: ClassVar[float] = 180.0
+    stop_timeout: ClassVar[float] = 30.0
+    heap: ClassVar[list[str]] = ["-Xms64m", "-Xmx256m"]
+
+    def __init__(self, name: str, port: int, home: Path, *, cluster: HBaseServer,
+                 role: str = SINGLE, host: str = "127.0.0.1") -> None:
+        super().__init__(name, port, home, role=role, host=host)
+        self.cluster = cluster
+
+    @property
+    def depends_on(self) -> list[Service]:
+        return [self.cluster]
+
+    def main(self) -> list[str]:
+        return [THRIFT_CLASS, "-threadpool", "-b", self.host, "-p", str(self.port), "start"]
+
+    def site(self) -> dict[str, str]:
+        return gateway_site(self.cluster.host, self.cluster.ports)
+
+    def probe(self) -> bool:
+        return probe.cluster_serving(self.host, self.port)

@@ -1,8 +1,11 @@
 """Reads and writes of raw feed rows on one cluster: bytes in, bytes out.
 
-Writes carry an explicit cell timestamp (µs) and go out as one ``mutateRowsTs`` per call, so
-every row's change is atomic. A delete of ``family:qualifier`` masks every version at or below
-its timestamp (HBase ``deleteColumns``), also puts that arrive later with an older timestamp.
+Writes carry an explicit cell timestamp (µs) and go out as one ``mutateRowsTs`` per call. HBase's
+Thrift gateway applies such a call as two batches, every row's puts first, then every row's
+deletes: a reader may see a row's new cells before its removed ones go, and a failure between
+the two leaves the puts alone (the caller's retry, or the next trim, finishes the change; see
+docs/decisions.md). A delete of ``family:qualifier`` masks every version at or below its
+timestamp (HBase ``deleteColumns``), also puts that arrive later with an older timestamp.
 The Thrift mutations are built directly; :func:`write_column` shares one mutation among all
 its rows (a fanout chunk writes one column into a thousand rows).
 
@@ -26,7 +29,7 @@ Columns = Mapping[bytes, Sequence[bytes]]
 
 def write(cluster: Cluster, puts: Columns, deletes: Columns, timestamp: int) -> None:
     """Put empty cells at ``puts`` and delete ``deletes`` (row → columns), all at
-    ``timestamp``, in one batch (a row's puts are applied before its deletes)."""
+    ``timestamp``, in one call (the puts are applied before the deletes)."""
     batches = []
     for row in dict.fromkeys([*puts, *deletes]):
         mutations = ([Mutation(isDelete=False, column=column, value=b"")

@@ -40,6 +40,8 @@ AnyCluster = Literal["primary", "standby", "pools"]
 POOLS: AnyCluster = "pools"
 SETTING: dict[str, str] = {"primary": "PRIMARY", "standby": "STANDBY", "pools": "POOLS"}
 DRIVER_ERRORS = (TException, OSError, socket.timeout, EOFError, NoConnectionsAvailable)
+# Creating a table runs a procedure on the cluster's master: seconds, not milliseconds.
+DDL_TIMEOUT_MS = 60_000
 
 _lock = threading.Lock()
 _pools: dict[tuple[str, int], happybase.ConnectionPool] = {}
@@ -64,6 +66,22 @@ def connection(cluster: AnyCluster) -> Iterator[happybase.Connection]:
     try:
         with _pool(cluster).connection(timeout=float(feed_settings.POOL_WAIT_SECONDS)) as conn:
             yield conn
+    except DRIVER_ERRORS as exc:
+        raise _unavailable(cluster, exc) from exc
+
+
+@contextmanager
+def ddl_connection(cluster: AnyCluster) -> Iterator[happybase.Connection]:
+    """A connection of its own to ``cluster`` for table definitions, which wait for the
+    master (:data:`DDL_TIMEOUT_MS`); driver errors raise :class:`FeedUnavailable`."""
+    host, port = address(cluster)
+    try:
+        conn = happybase.Connection(host, port, timeout=DDL_TIMEOUT_MS, transport="buffered",
+                                    protocol="binary", compat="0.98")
+        try:
+            yield conn
+        finally:
+            conn.close()
     except DRIVER_ERRORS as exc:
         raise _unavailable(cluster, exc) from exc
 
@@ -131,5 +149,13 @@ def _stale(exc: BaseException) -> bool:
 
 def _unavailable(cluster: AnyCluster, exc: BaseException) -> FeedUnavailable:
     host, port = address(cluster)
+    return FeedUnavailable(f"HBase {cluster} ({host}:{port}) failed: {_detail(exc)}")
+
+
+def _detail(exc: BaseException) -> str:
+    """The first line of the error: an HBase ``IOError`` carries the server's whole Java
+    stack trace as its message."""
     detail = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-    return FeedUnavailable(f"HBase {cluster} ({host}:{port}) failed: {detail!s}")
+    if isinstance(detail, bytes):
+        detail = detail.decode(errors="replace")
+    return str(detail).strip().splitlines()[0]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from feed.exceptions import FeedSchemaError
 from feed.schema import families
-from feed.store.pools import AnyCluster, Cluster, connection, feed_table
+from feed.store.pools import AnyCluster, ddl_connection, feed_table
 
 Families = dict[str, dict[str, int]]
 
@@ -21,7 +21,7 @@ def ensure_table(cluster: AnyCluster, name: str | None = None,
     An existing table must have the wanted column families, or :class:`FeedSchemaError`."""
     name = name or feed_table()
     wanted = wanted or families()
-    with connection(cluster) as conn:
+    with ddl_connection(cluster) as conn:
         if name.encode() not in conn.tables():
             conn.create_table(name, wanted)
             return True
@@ -31,9 +31,3 @@ def ensure_table(cluster: AnyCluster, name: str | None = None,
         raise FeedSchemaError(f"table {name} on the {cluster} cluster lacks the column "
                               f"families {', '.join(missing)}")
     return False
-
-
-def major_compact(cluster: Cluster) -> None:
-    """Ask ``cluster`` for a major compaction of the feed table (purges delete markers)."""
-    with connection(cluster) as conn:
-        conn.compact_table(feed_table(), major=True)

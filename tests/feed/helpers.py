@@ -16,10 +16,12 @@ import dramatiq
 from dramatiq import Message
 
 from accounts import tasks as accounts_tasks
+from devstack import Stack
+from devstack.hbase import admin as hbase_admin
 from events import publisher
 from feed import observe, storage, tasks
 from feed.smart import tasks as smart_tasks
-from feed.store.pools import CLUSTERS, Cluster
+from feed.store.pools import CLUSTERS, Cluster, feed_table
 from graph import tasks as graph_tasks
 from graph.actions import follow_board
 from pins import tasks as pins_tasks
@@ -153,3 +155,9 @@ def clear_of_a_bucket_edge() -> None:
     left = observe.BUCKET_SECONDS - time.time() % observe.BUCKET_SECONDS
     if left < 2:
         time.sleep(left + 0.1)
+
+
+def major_compact_feed() -> None:
+    """Flush and major-compact the feed table on the primary cluster (hbase1), and wait until
+    it is done: what purges delete markers."""
+    hbase_admin.run(Stack().services["hbase1"], "major-compact", feed_table())

@@ -1,7 +1,8 @@
-"""A queue worker for the SIGKILL test: ``dramatiq tests.feed.slow_worker``.
+"""A queue worker for the SIGKILL tests: ``dramatiq tests.feed.slow_worker``.
 
 The real worker (``pinsite.worker``) with the feed's chunks made small and each delivery slowed
-down, so that a fanout takes a few seconds and can be killed halfway.
+down, so that a fanout takes a few seconds and can be killed halfway (the worker, or the
+primary cluster under it); a delivery that failed is retried within a second or two.
 """
 
 import time
@@ -9,7 +10,7 @@ import time
 from django.conf import settings
 
 import pinsite.worker  # noqa: F401  (sets Django up and declares the actors)
-from feed import delivery
+from feed import delivery, tasks
 
 settings.PINSITE_FEED = {**settings.PINSITE_FEED, "FANOUT_CHUNK": 10}
 _deliver = delivery.deliver
@@ -21,3 +22,7 @@ def _slow_deliver(*args, **kwargs):  # type: ignore[no-untyped-def]
 
 
 delivery.deliver = _slow_deliver
+
+for actors in (tasks.deliver_pin, tasks.count_writes):
+    for actor in actors.values():
+        actor.options["max_backoff"] = 2000

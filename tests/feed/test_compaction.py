@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from feed import storage, tasks
 from feed.schema import Entry
-from feed.store.tables import major_compact
 from graph.actions import follow_board, unfollow_board
 from pins.selectors import get_pin
-from tests.feed.helpers import feed_ids, new_board, new_pin, new_user
+from tests.feed.helpers import feed_ids, major_compact_feed, new_board, new_pin, new_user
 from tests.feed.running import RunningQueue
 
 
@@ -33,7 +32,7 @@ def _unfollowed_after_a_pin(running: RunningQueue) -> tuple[int, int, int, int]:
 
 def test_a_replayed_delivery_after_a_major_compaction_stays_out(running: RunningQueue) -> None:
     board, fan, pin, created = _unfollowed_after_a_pin(running)
-    major_compact("primary")
+    major_compact_feed()
     tasks.deliver_pin["primary"].send(pin, board, created, [fan])
     running.settle()
     assert feed_ids(fan) == []
@@ -42,7 +41,7 @@ def test_a_replayed_delivery_after_a_major_compaction_stays_out(running: Running
 def test_without_the_recheck_the_compacted_feed_would_show_the_pin_again(
         running: RunningQueue) -> None:
     _, fan, pin, created = _unfollowed_after_a_pin(running)
-    major_compact("primary")
+    major_compact_feed()
     storage.add_entries("primary", {fan: [Entry(created, pin)]}, timestamp=created)
     assert feed_ids(fan) == [pin]
 

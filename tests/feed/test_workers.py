@@ -116,6 +116,35 @@ def test_a_worker_killed_mid_fanout_leaves_every_follower_with_the_pin_once_rest
         assert all(feed_ids(f, cluster).count(pin) == 1 for f in followers)
 
 
+def test_the_primary_clusters_processes_killed_mid_fanout_lose_no_delivery(
+        flushed_queues: None) -> None:
+    """Both JVMs of the primary cluster (gateway and server) SIGKILLed while a slowed fanout
+    runs: reads go on from the standby; once the cluster is started again (its write-ahead
+    log replayed), the retried deliveries land, and every follower has the pin exactly once
+    on both clusters."""
+    owner, board, followers = board_with_followers(120)
+    stack = Stack(settings.PROFILE)
+    slow = _start_worker("tests.feed.slow_worker")
+    try:
+        pin = new_pin(owner, board)
+        assert wait_until(lambda: any(pin in feed_ids(f, "primary") for f in followers),
+                          timeout=60)
+        stack.kill("hbase1", signal.SIGKILL)
+        stack.kill("hbase1-server", signal.SIGKILL)
+        assert not _everyone_has(followers, pin, ("primary",)), "the fanout ended before the kill"
+        try:
+            assert wait_until(lambda: any(pin in feed_ids(f, "standby") for f in followers))
+            reader = next(f for f in followers if pin in feed_ids(f, "standby"))
+            assert pin in [item.id for item in feed_page(reader).items]  # from the standby
+        finally:
+            stack.up(["hbase1"])
+        assert wait_until(lambda: _everyone_has(followers, pin), timeout=120)
+    finally:
+        _kill(slow)
+    for cluster in CLUSTERS:
+        assert all(feed_ids(f, cluster).count(pin) == 1 for f in followers)
+
+
 # --- The primary HBase cluster stopped and restarted -----------------------------------------
 
 @pytest.fixture

@@ -1,0 +1,65 @@
+// Operations on one HBase cluster that its Thrift (v1) gateway does not offer, through HBase's
+// own Admin API. Run by devstack.hbase.admin with Java's source-file launcher (no build step):
+//
+//   java -cp <gateway conf>:<HBase jars> ClusterAdmin.java flush TABLE
+//   java -cp <gateway conf>:<HBase jars> ClusterAdmin.java major-compact TABLE
+//   java -cp <gateway conf>:<HBase jars> ClusterAdmin.java regions TABLE
+//
+// major-compact flushes the memstores first (a compaction only rewrites files) and returns
+// once every region of TABLE has been major-compacted since the command started.
+
+import java.util.List;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.CompactionState;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.RegionInfo;
+
+public class ClusterAdmin {
+    private static final long TIMEOUT_MS = 120_000;
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 2) {
+            System.err.println("usage: ClusterAdmin flush|major-compact|regions TABLE");
+            System.exit(2);
+        }
+        Configuration conf = HBaseConfiguration.create();
+        TableName table = TableName.valueOf(args[1]);
+        try (Connection connection = ConnectionFactory.createConnection(conf);
+             Admin admin = connection.getAdmin()) {
+            switch (args[0]) {
+                case "flush" -> admin.flush(table);
+                case "major-compact" -> majorCompact(admin, table);
+                case "regions" -> {
+                    List<RegionInfo> regions = admin.getRegions(table);
+                    for (RegionInfo region : regions) {
+                        System.out.println(region.getRegionNameAsString());
+                    }
+                }
+                default -> {
+                    System.err.println("unknown command: " + args[0]);
+                    System.exit(2);
+                }
+            }
+        }
+    }
+
+    private static void majorCompact(Admin admin, TableName table) throws Exception {
+        long started = System.currentTimeMillis();
+        admin.flush(table);
+        admin.majorCompact(table);
+        long deadline = started + TIMEOUT_MS;
+        while (admin.getLastMajorCompactionTimestamp(table) < started
+                || admin.getCompactionState(table) != CompactionState.NONE) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException(table + " was not major-compacted within "
+                        + TIMEOUT_MS / 1000 + "s");
+            }
+            Thread.sleep(100);
+        }
+    }
+}
