@@ -81,6 +81,7 @@ class _HBaseJVM(Service):
     def command(self) -> list[str]:
         return [
             runtime.java(), self.marker, *self.heap, "-XX:+UseSerialGC",
+            "-XX:PerfDataSamplingInterval=1000",
             "-XX:OnOutOfMemoryError=kill -9 %p", "-Djava.net.preferIPv4Stack=true",
             *JDK11_FLAGS,
             "-Djava.util.logging.config.class="
