@@ -149,6 +149,20 @@ def test_increment_rows_adds_to_counters_of_many_rows(
     assert table.counter_inc(first, b"c:n", 10) == 12
 
 
+def test_check_and_put_resets_a_counter_only_if_it_still_holds_what_was_read(
+        connection: happybase.Connection, table: happybase.Table) -> None:
+    """What a trim does to a feed's write counter (feed.trim)."""
+    row, name = new_row(), SCRATCH.encode()
+    table.counter_inc(row, b"c:n", 3)
+    zero = Mutation(isDelete=False, column=b"c:n", value=struct.pack(">q", 0))
+    stale = struct.pack(">q", 2)
+    assert not connection.client.checkAndPut(name, row, b"c:n", stale, zero, {})
+    assert table.counter_get(row, b"c:n") == 3
+    assert connection.client.checkAndPut(name, row, b"c:n", struct.pack(">q", 3), zero, {})
+    assert table.counter_get(row, b"c:n") == 0
+    assert table.counter_inc(row, b"c:n", 1) == 1
+
+
 def test_a_row_of_thousands_of_columns_reads_whole_and_in_order(table: happybase.Table) -> None:
     row = new_row()
     columns = {b"f:" + struct.pack(">Q", n): b"" for n in range(5_000)}
