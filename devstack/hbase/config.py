@@ -7,6 +7,7 @@ JVM that finds the cluster through that ZooKeeper, as a production gateway does.
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -39,7 +40,7 @@ def server_site(host: str, ports: ClusterPorts, home: Path) -> dict[str, str]:
         # put is acknowledged, so a killed JVM loses nothing acknowledged (docs/hbase.md).
         "hbase.unsafe.stream.capability.enforce": "false",
         **_zookeeper(host, ports),
-        "hbase.zookeeper.property.clientPortAddress": host,
+        "hbase.zookeeper.property.clientPortAddress": zookeeper_bind_address(host),
         "hbase.localcluster.assign.random.ports": "false",
         "hbase.master.port": str(ports.master),
         "hbase.master.info.port": str(ports.master_ui),
@@ -74,6 +75,14 @@ def server_site(host: str, ports: ClusterPorts, home: Path) -> dict[str, str]:
         "hbase.master.hbck.chore.interval": "-1",
         "hbase.netty.worker.count": "2",
     }
+
+
+def zookeeper_bind_address(host: str) -> str:
+    """Where the cluster's own ZooKeeper listens: ``host`` if it is a loopback address, else
+    every address of the host. Standalone HBase waits for its ZooKeeper on ``localhost``, so a
+    cluster bound to another address (a network namespace of the many-hosts test) must also
+    listen there."""
+    return host if ipaddress.ip_address(host).is_loopback else "0.0.0.0"
 
 
 def gateway_site(cluster_host: str, ports: ClusterPorts) -> dict[str, str]:
