@@ -3,11 +3,15 @@
 Three network namespaces with their own addresses stand for three machines, joined by a bridge
 in a fourth (:mod:`devstack.netns`): ``pinsite-app`` (10.231.0.1) runs the site,
 ``pinsite-shards`` (10.231.0.2) the MariaDB hosts, ``pinsite-services`` (10.231.0.3) Redis,
-ZooKeeper, RabbitMQ and the HBase servers. The stack is the ``hosts`` profile (ports 33000+,
-``var/hosts``, kept between runs so that only the first run installs MariaDB), bound to those
-addresses through ``PINSITE_BIND_HOST``. Inside the app namespace the test initialises the
-stores, starts ``manage.py runsite`` and runs an HTTP smoke run against it
-(:mod:`tests.devstack.many_hosts_smoke`): sign-up, follow, board, pin, following feed.
+ZooKeeper, RabbitMQ and HBase. One HBase cluster (``hbase1``: its server JVM and its Thrift
+gateway) stands for all three roles here, primary, standby and pools, at one address: the
+other two would be four more JVMs to start on two cores, and what they would show (a cluster
+reached at another host's address) this one already shows. The stack is the ``hosts``
+profile (ports 33000+, ``var/hosts``, kept between runs so that only the first run installs
+MariaDB), bound to those addresses through ``PINSITE_BIND_HOST``. Inside the app namespace
+the test initialises the stores, starts ``manage.py runsite`` and runs an HTTP smoke run
+against it (:mod:`tests.devstack.many_hosts_smoke`): sign-up, follow, board, pin, following
+feed.
 Everything it started is stopped and the namespaces are deleted afterwards, also on failure.
 
 It needs root (``ip netns``); without it the test fails, saying so.
@@ -21,12 +25,13 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from devstack.hbase.config import zookeeper_bind_address
-from devstack.hbase.service import HBaseServer
+from devstack.hbase.service import HBaseServer, HBaseThrift
 from devstack.netns import NetnsError, Network
 from devstack.profile import REPO_ROOT, Profile, parse_bind_hosts
 from devstack.service import Service
@@ -44,8 +49,19 @@ INIT = ("import django; django.setup(); from django.core.management import call_
         "c('graph', 'init'); c('feed', 'init'); c('smartfeed', 'init')")
 
 
+ONE_CLUSTER = "hbase1"
+HBASE_ROLES = ("PINSITE_HBASE_PRIMARY", "PINSITE_HBASE_STANDBY", "PINSITE_HBASE_POOLS")
+
+
 def hosts_profile() -> Profile:
     return Profile(PROFILE, PORT_BASE, REPO_ROOT / "var" / PROFILE, parse_bind_hosts(BIND_HOST))
+
+
+def started_services(profile: Profile) -> dict[str, Service]:
+    """The stack's services but the HBase clusters other than :data:`ONE_CLUSTER`."""
+    return {name: service for name, service in build_services(profile).items()
+            if not isinstance(service, HBaseServer | HBaseThrift)
+            or name in (ONE_CLUSTER, f"{ONE_CLUSTER}-server")}
 
 
 def services_by_host(services: dict[str, Service]) -> dict[str, list[Service]]:
@@ -68,7 +84,9 @@ def devstack_env() -> dict[str, str]:
 
 def site_env(profile: Profile, services: dict[str, Service]) -> dict[str, str]:
     """The environment of the Django processes in the app namespace."""
-    return {**devstack_env(), **settings_env(profile, services),
+    cluster = services[ONE_CLUSTER]
+    one_cluster = dict.fromkeys(HBASE_ROLES, f"{cluster.host}:{cluster.port}")
+    return {**devstack_env(), **settings_env(profile, build_services(profile)), **one_cluster,
             "DJANGO_SETTINGS_MODULE": "pinsite.settings", "PINSITE_SHARD_COUNT": "64",
             "PINSITE_ALLOWED_HOSTS": NETWORK.address("app"),
             # the smoke run reads /readyz from the app's own network address, not loopback
@@ -114,11 +132,16 @@ def network() -> Iterator[Network]:
 def stack(placed: dict[str, list[Service]]) -> Iterator[None]:
     """Each host's services started inside its namespace; stopped by ``devstack down``."""
     env = devstack_env()
+
+    def up(host: str) -> None:
+        names = [service.name for service in placed[host]]
+        NETWORK.run(host, [PYTHON, "-m", "devstack", "up", *names], env=env, cwd=REPO_ROOT,
+                    timeout=STACK_TIMEOUT)
+
     try:
-        for host in ("shards", "services"):
-            names = [service.name for service in placed[host]]
-            NETWORK.run(host, [PYTHON, "-m", "devstack", "up", *names], env=env,
-                        cwd=REPO_ROOT, timeout=STACK_TIMEOUT)
+        with ThreadPoolExecutor(max_workers=2) as hosts:  # the two hosts start side by side
+            for started in [hosts.submit(up, host) for host in ("shards", "services")]:
+                started.result()
         yield
     finally:
         for host in ("services", "shards"):
@@ -150,7 +173,7 @@ def site(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
 @pytest.mark.slow
 def test_the_stack_runs_over_three_hosts() -> None:
     profile = hosts_profile()
-    services = build_services(profile)
+    services = started_services(profile)
     placed = services_by_host(services)
     assert not placed["app"], "no store may live on the app host"
     env = site_env(profile, services)

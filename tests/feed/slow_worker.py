@@ -1,10 +1,12 @@
 """A queue worker for the SIGKILL tests: ``dramatiq tests.feed.slow_worker``.
 
 The real worker (``pinsite.worker``) with the feed's chunks made small and each delivery slowed
-down, so that a fanout takes a few seconds and can be killed halfway (the worker, or the
-primary cluster under it); a delivery that failed is retried within a second or two.
+down (by ``PINSITE_TEST_DELIVERY_DELAY`` seconds, 0.15 unless set), so that a fanout takes a
+few seconds and can be killed halfway (the worker, or the primary cluster under it); a delivery
+that failed is retried within a second or two.
 """
 
+import os
 import time
 
 from django.conf import settings
@@ -14,10 +16,11 @@ from feed import delivery, tasks
 
 settings.PINSITE_FEED = {**settings.PINSITE_FEED, "FANOUT_CHUNK": 10}
 _deliver = delivery.deliver
+DELAY = float(os.environ.get("PINSITE_TEST_DELIVERY_DELAY", "0.15"))
 
 
 def _slow_deliver(*args, **kwargs):  # type: ignore[no-untyped-def]
-    time.sleep(0.15)
+    time.sleep(DELAY)
     return _deliver(*args, **kwargs)
 
 

@@ -57,6 +57,7 @@ def test_rebuild_rewrites_the_feed_on_both_clusters(running: RunningQueue) -> No
 
 
 @pytest.mark.parametrize("args", [("show", "nobody"), ("show", "12"), ("rebuild", "x"),
+                                  ("rebuild",), ("rebuild", "1", "--all"),
                                   ("show", "1", "--limit", "0")])
 def test_bad_input_is_a_command_error(args: tuple[str, ...]) -> None:
     with pytest.raises(CommandError):

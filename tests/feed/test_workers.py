@@ -20,6 +20,7 @@ from feed import storage, tasks
 from feed.deadletters import dead_letters
 from feed.schema import Entry
 from feed.selectors import feed_page
+from feed.store import pools
 from feed.store.pools import CLUSTERS, Cluster
 from graph.actions import follow_board, follow_user
 from pins.actions import delete_pin
@@ -78,8 +79,9 @@ def _dead_letter_ids() -> set[str]:
 
 # --- A worker killed with SIGKILL halfway through a fanout ----------------------------------
 
-def _start_worker(module: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "pinsite.test_settings"}
+def _start_worker(module: str, delivery_delay: float = 0.15) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "pinsite.test_settings",
+           "PINSITE_TEST_DELIVERY_DELAY": str(delivery_delay)}
     return subprocess.Popen(
         [sys.executable, "-m", "dramatiq", module, "--processes", "1", "--threads", "2",
          "--queues", *tasks.queues()],
@@ -124,20 +126,21 @@ def test_the_primary_clusters_processes_killed_mid_fanout_lose_no_delivery(
     on both clusters."""
     owner, board, followers = board_with_followers(120)
     stack = Stack(settings.PROFILE)
-    slow = _start_worker("tests.feed.slow_worker")
+    slow = _start_worker("tests.feed.slow_worker", delivery_delay=1.0)  # 12 chunks: 6 s or more
     try:
         pin = new_pin(owner, board)
         assert wait_until(lambda: any(pin in feed_ids(f, "primary") for f in followers),
                           timeout=60)
-        stack.kill("hbase1", signal.SIGKILL)
-        stack.kill("hbase1-server", signal.SIGKILL)
         assert not _everyone_has(followers, pin, ("primary",)), "the fanout ended before the kill"
         try:
+            stack.kill("hbase1", signal.SIGKILL)
+            stack.kill("hbase1-server", signal.SIGKILL)
             assert wait_until(lambda: any(pin in feed_ids(f, "standby") for f in followers))
             reader = next(f for f in followers if pin in feed_ids(f, "standby"))
             assert pin in [item.id for item in feed_page(reader).items]  # from the standby
         finally:
             stack.up(["hbase1"])
+            pools.reset()  # this process's pooled connections died with the gateway
         assert wait_until(lambda: _everyone_has(followers, pin), timeout=120)
     finally:
         _kill(slow)

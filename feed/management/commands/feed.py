@@ -15,8 +15,9 @@ from feed.schema import Entry
 from feed.store.pools import CLUSTERS
 from graph.exceptions import GraphError
 from pins.exceptions import NotFound
+from pins.models import Pinner
 from sharding.exceptions import ShardingError
-from toolkit.commands import SubcommandCommand
+from toolkit.commands import SubcommandCommand, progress
 
 MAX_LAG_MINUTES = 60
 
@@ -35,9 +36,13 @@ class Command(SubcommandCommand):
         show.add_argument("--cluster", choices=CLUSTERS,
                           help="read this cluster (default: speculative read)")
         rebuilding = self.add_subparser(subparsers, parent, "rebuild",
-                                        "recompute a user's feed from the graph and the boards' "
-                                        "pins, on both clusters", json_output=True)
-        rebuilding.add_argument("user", metavar="USER")
+                                        "recompute a user's feed (or every pinner's) from the "
+                                        "graph and the boards' pins, on both clusters",
+                                        json_output=True)
+        rebuilding.add_argument("user", metavar="USER", nargs="?")
+        rebuilding.add_argument("--all", action="store_true",
+                                help="every pinner, with a progress bar (a cluster that was "
+                                     "reset or replaced)")
         letters = self.add_subparser(subparsers, parent, "deadletters",
                                      "list the feed messages that exhausted their retries",
                                      json_output=True)
@@ -88,25 +93,34 @@ class Command(SubcommandCommand):
             self.stdout.write(f"{position:4d}  {item['created']}  pin {item['pin_id']}  "
                               f"{item['title'] if item['exists'] else '(deleted)'}")
 
-    def handle_rebuild(self, user: str, json: bool = False, **_: Any) -> None:
-        user_id = _user_id(user)
-        outcome: dict[str, Any] = {}
-        for name in CLUSTERS:
-            try:
-                done = rebuild.rebuild(name, user_id)
-                outcome[name] = {"entries": done.entries, "removed": done.removed}
-            except FeedUnavailable as exc:
-                tasks.rebuild_cluster_feed[name].send(user_id)
-                outcome[name] = {"queued": True, "error": str(exc)}
-        if json:
-            self.print_json(outcome)
+    def handle_rebuild(self, user: str | None, all: bool, json: bool = False,
+                       **_: Any) -> None:
+        if bool(user) == bool(all):
+            raise CommandError("name one USER or give --all")
+        if user:
+            outcome = _rebuild_everywhere(_user_id(user))
+            if json:
+                self.print_json(outcome)
+                return
+            for cluster, result in outcome.items():
+                self.stdout.write(_rebuilt_line(cluster, result))
             return
-        for cluster, result in outcome.items():
-            if result.get("queued"):
-                self.stdout.write(f"{cluster}: unavailable, rebuild queued ({result['error']})")
-            else:
-                self.stdout.write(f"{cluster}: {result['entries']} entries written, "
-                                  f"{result['removed']} removed")
+        users = list(Pinner.objects.order_by("id").values_list("user_id", flat=True))
+        outcomes: dict[str, dict[str, Any]] = {}
+        with progress(len(users), "pinners", enabled=not json) as bar:
+            for user_id in users:
+                outcomes[str(user_id)] = _rebuild_everywhere(user_id)
+                bar.update(1)
+        if json:
+            self.print_json(outcomes)
+            return
+        for cluster in CLUSTERS:
+            done = [found[cluster] for found in outcomes.values()]
+            queued = sum(1 for result in done if result.get("queued"))
+            entries = sum(result.get("entries", 0) for result in done)
+            self.stdout.write(f"{cluster}: {len(done) - queued} of {len(users)} feeds rebuilt, "
+                              f"{entries} entries written"
+                              + (f", {queued} queued (unavailable)" if queued else ""))
 
     def handle_deadletters(self, limit: int, json: bool = False, **_: Any) -> None:
         letters = dead_letters(tasks.queues(), limit=limit)
@@ -166,6 +180,26 @@ def _seconds(value: float | None) -> str:
 
 def _or_dash(value: Any) -> str:
     return "-" if value is None else str(value)
+
+
+def _rebuild_everywhere(user_id: int) -> dict[str, Any]:
+    """Rebuild ``user_id``'s feed on each cluster; a cluster that cannot be reached gets the
+    rebuild queued for when it is back."""
+    outcome: dict[str, Any] = {}
+    for name in CLUSTERS:
+        try:
+            done = rebuild.rebuild(name, user_id)
+            outcome[name] = {"entries": done.entries, "removed": done.removed}
+        except FeedUnavailable as exc:
+            tasks.rebuild_cluster_feed[name].send(user_id)
+            outcome[name] = {"queued": True, "error": str(exc)}
+    return outcome
+
+
+def _rebuilt_line(cluster: str, result: dict[str, Any]) -> str:
+    if result.get("queued"):
+        return f"{cluster}: unavailable, rebuild queued ({result['error']})"
+    return f"{cluster}: {result['entries']} entries written, {result['removed']} removed"
 
 
 def _user_id(user: str) -> int:
