@@ -1,9 +1,10 @@
 // Operations on one HBase cluster that its Thrift (v1) gateway does not offer, through HBase's
-// own Admin API. Run by devstack.hbase.admin with Java's source-file launcher (no build step):
+// own Admin API. devstack.hbase.admin compiles it once into the user's cache (one folder per
+// version of this file) and runs it with the gateway's configuration:
 //
-//   java -cp <gateway conf>:<HBase jars> ClusterAdmin.java flush TABLE
-//   java -cp <gateway conf>:<HBase jars> ClusterAdmin.java major-compact TABLE
-//   java -cp <gateway conf>:<HBase jars> ClusterAdmin.java regions TABLE
+//   java -cp <classes>:<gateway conf>:<HBase jars> ClusterAdmin flush TABLE
+//   java -cp <classes>:<gateway conf>:<HBase jars> ClusterAdmin major-compact TABLE
+//   java -cp <classes>:<gateway conf>:<HBase jars> ClusterAdmin regions TABLE
 //
 // major-compact flushes the memstores first (a compaction only rewrites files) and returns
 // once every region of TABLE has been major-compacted since the command started.
