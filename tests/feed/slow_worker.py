@@ -20,8 +20,11 @@ DELAY = float(os.environ.get("PINSITE_TEST_DELIVERY_DELAY", "0.15"))
 
 
 def _slow_deliver(*args, **kwargs):  # type: ignore[no-untyped-def]
+    """A delivery that holds its thread once it has written: an attempt that fails (its
+    cluster is down) fails at once and leaves the thread to the other cluster's deliveries."""
+    written = _deliver(*args, **kwargs)
     time.sleep(DELAY)
-    return _deliver(*args, **kwargs)
+    return written
 
 
 delivery.deliver = _slow_deliver

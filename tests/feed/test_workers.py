@@ -135,7 +135,8 @@ def test_the_primary_clusters_processes_killed_mid_fanout_lose_no_delivery(
         try:
             stack.kill("hbase1", signal.SIGKILL)
             stack.kill("hbase1-server", signal.SIGKILL)
-            assert wait_until(lambda: any(pin in feed_ids(f, "standby") for f in followers))
+            assert wait_until(lambda: any(pin in feed_ids(f, "standby") for f in followers),
+                              timeout=60)
             reader = next(f for f in followers if pin in feed_ids(f, "standby"))
             assert pin in [item.id for item in feed_page(reader).items]  # from the standby
         finally:
