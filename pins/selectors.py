@@ -73,6 +73,11 @@ def user_object(user_id: int | str) -> JSONObject:
     return load(user_id, USER)[1]
 
 
+def pinner_ids() -> list[int]:
+    """Every pinner's user ID, oldest pinner first (what an operator's ``--all`` walks)."""
+    return list(Pinner.objects.order_by("id").values_list("user_id", flat=True))
+
+
 def get_user(user_id: int | str) -> User:
     return User.from_json(*load(user_id, USER))
 

@@ -20,7 +20,7 @@ import os
 import socket
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from typing import Literal, TypeVar
 
 import happybase
@@ -42,6 +42,8 @@ SETTING: dict[str, str] = {"primary": "PRIMARY", "standby": "STANDBY", "pools": 
 DRIVER_ERRORS = (TException, OSError, socket.timeout, EOFError, NoConnectionsAvailable)
 # Creating a table runs a procedure on the cluster's master: seconds, not milliseconds.
 DDL_TIMEOUT_MS = 60_000
+# What the Thrift (v1) gateway speaks: buffered transport, binary protocol.
+WIRE: dict[str, str] = {"transport": "buffered", "protocol": "binary", "compat": "0.98"}
 
 _lock = threading.Lock()
 _pools: dict[tuple[str, int], happybase.ConnectionPool] = {}
@@ -76,12 +78,8 @@ def ddl_connection(cluster: AnyCluster) -> Iterator[happybase.Connection]:
     master (:data:`DDL_TIMEOUT_MS`); driver errors raise :class:`FeedUnavailable`."""
     host, port = address(cluster)
     try:
-        conn = happybase.Connection(host, port, timeout=DDL_TIMEOUT_MS, transport="buffered",
-                                    protocol="binary", compat="0.98")
-        try:
+        with closing(happybase.Connection(host, port, timeout=DDL_TIMEOUT_MS, **WIRE)) as conn:
             yield conn
-        finally:
-            conn.close()
     except DRIVER_ERRORS as exc:
         raise _unavailable(cluster, exc) from exc
 
@@ -132,8 +130,7 @@ def _pool(cluster: AnyCluster) -> happybase.ConnectionPool:
     try:
         pool = happybase.ConnectionPool(
             int(feed_settings.POOL_SIZE), host=host, port=port, autoconnect=False,
-            timeout=int(feed_settings.TIMEOUT_MS), transport="buffered", protocol="binary",
-            compat="0.98")
+            timeout=int(feed_settings.TIMEOUT_MS), **WIRE)
     except DRIVER_ERRORS as exc:
         raise _unavailable(cluster, exc) from exc
     with _lock:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import signal
-import socket
 import struct
 import time
 from collections.abc import Iterator
@@ -27,15 +26,10 @@ from devstack.hbase import admin, runtime
 from devstack.hbase.probe import cluster_serving
 from devstack.hbase.service import HBaseServer, HBaseThrift
 from devstack.process import is_alive
+from tests.addresses import CLOSED
 
 SCRATCH = "pinsite_devstack_scratch"
 rows = itertools.count(int(time.time() * 1000) << 16)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def new_row() -> bytes:
@@ -82,7 +76,7 @@ def test_the_stack_runs_three_clusters_each_with_a_server_and_a_gateway(stack: S
 
 
 def test_the_probe_is_false_without_a_gateway() -> None:
-    assert not cluster_serving("127.0.0.1", free_port())
+    assert not cluster_serving(*CLOSED)
 
 
 def test_a_java_hbase_does_not_support_is_refused(tmp_path: Path,

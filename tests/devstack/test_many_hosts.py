@@ -57,9 +57,9 @@ def hosts_profile() -> Profile:
     return Profile(PROFILE, PORT_BASE, REPO_ROOT / "var" / PROFILE, parse_bind_hosts(BIND_HOST))
 
 
-def started_services(profile: Profile) -> dict[str, Service]:
+def started_services(services: dict[str, Service]) -> dict[str, Service]:
     """The stack's services but the HBase clusters other than :data:`ONE_CLUSTER`."""
-    return {name: service for name, service in build_services(profile).items()
+    return {name: service for name, service in services.items()
             if not isinstance(service, HBaseServer | HBaseThrift)
             or name in (ONE_CLUSTER, f"{ONE_CLUSTER}-server")}
 
@@ -86,7 +86,7 @@ def site_env(profile: Profile, services: dict[str, Service]) -> dict[str, str]:
     """The environment of the Django processes in the app namespace."""
     cluster = services[ONE_CLUSTER]
     one_cluster = dict.fromkeys(HBASE_ROLES, f"{cluster.host}:{cluster.port}")
-    return {**devstack_env(), **settings_env(profile, build_services(profile)), **one_cluster,
+    return {**devstack_env(), **settings_env(profile, services), **one_cluster,
             "DJANGO_SETTINGS_MODULE": "pinsite.settings", "PINSITE_SHARD_COUNT": "64",
             "PINSITE_ALLOWED_HOSTS": NETWORK.address("app"),
             # the smoke run reads /readyz from the app's own network address, not loopback
@@ -173,8 +173,8 @@ def site(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
 @pytest.mark.slow
 def test_the_stack_runs_over_three_hosts() -> None:
     profile = hosts_profile()
-    services = started_services(profile)
-    placed = services_by_host(services)
+    services = build_services(profile)
+    placed = services_by_host(started_services(services))
     assert not placed["app"], "no store may live on the app host"
     env = site_env(profile, services)
     log = profile.var_dir / "runsite.log"

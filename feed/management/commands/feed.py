@@ -15,7 +15,7 @@ from feed.schema import Entry
 from feed.store.pools import CLUSTERS
 from graph.exceptions import GraphError
 from pins.exceptions import NotFound
-from pins.models import Pinner
+from pins.selectors import pinner_ids
 from sharding.exceptions import ShardingError
 from toolkit.commands import SubcommandCommand, progress
 
@@ -105,7 +105,7 @@ class Command(SubcommandCommand):
             for cluster, result in outcome.items():
                 self.stdout.write(_rebuilt_line(cluster, result))
             return
-        users = list(Pinner.objects.order_by("id").values_list("user_id", flat=True))
+        users = pinner_ids()
         outcomes: dict[str, dict[str, Any]] = {}
         with progress(len(users), "pinners", enabled=not json) as bar:
             for user_id in users:

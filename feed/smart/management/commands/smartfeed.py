@@ -12,7 +12,7 @@ from feed.smart import health, intake, pools, setup
 from feed.smart.state import state_of
 from graph.exceptions import GraphError
 from pins.exceptions import ContentError
-from pins.models import Pinner
+from pins.selectors import pinner_ids
 from sharding.exceptions import ShardingError
 from toolkit.commands import SubcommandCommand, progress
 
@@ -66,8 +66,7 @@ class Command(SubcommandCommand):
                        json: bool = False, **_: Any) -> None:
         if bool(user) == bool(all):
             raise CommandError("name one USER or give --all")
-        users = ([resolve_user(user)] if user else
-                 list(Pinner.objects.order_by("id").values_list("user_id", flat=True)))
+        users = [resolve_user(user)] if user else pinner_ids()
         outcome: dict[str, dict[str, int]] = {}
         with progress(len(users), "pinners", enabled=not (quiet or json)) as bar:
             for user_id in users:
