@@ -10,7 +10,7 @@ from pathlib import Path
 
 from devstack.errors import DevstackError
 from devstack.hbase import runtime
-from devstack.hbase.service import JDK11_FLAGS, HBaseThrift
+from devstack.hbase.service import JDK11_FLAGS, QUICK_JIT, HBaseThrift
 from devstack.service import Service
 
 SOURCE = Path(__file__).with_name("ClusterAdmin.java")
@@ -26,8 +26,7 @@ def run(gateway: Service, command: str, table: str) -> str:
         raise DevstackError(f"unknown HBase command {command!r}: use {', '.join(COMMANDS)}")
     gateway.prepare()
     classes = compiled()
-    argv = [runtime.java(), "-Djava.net.preferIPv4Stack=true", "-XX:TieredStopAtLevel=1",
-            *JDK11_FLAGS,
+    argv = [runtime.java(), "-Djava.net.preferIPv4Stack=true", *QUICK_JIT, *JDK11_FLAGS,
             f"-Dlog4j2.configurationFile={gateway.conf_dir / 'log4j2.properties'}",
             "-cp", f"{classes}:{gateway.conf_dir}:{runtime.classpath()}", SOURCE.stem,
             command, table]
