@@ -67,31 +67,49 @@ def existing_tables(alias: str) -> dict[str, set[str]]:
     return found
 
 
+CONNECTIONS_PER_HOST = 4
+"""Connections creating one host's tables at once. Each DDL statement waits for its binlog
+and redo-log syncs and for the replica's acknowledgement, which statements in flight share:
+``shards init`` of 4,096 shards (69,632 statements) on new MariaDB hosts took 253 s on one
+connection per host, 142 s on four and 136 s on eight."""
+
+
 def init_host(alias: str, shards: Sequence[int], progress: Progress | None = None) -> HostReport:
-    """Create the missing schemas and tables of ``shards`` on the master ``alias``, and the
-    host's event outbox."""
+    """Create the missing schemas and tables of ``shards`` on the master ``alias`` (over
+    :data:`CONNECTIONS_PER_HOST` connections), and the host's event outbox."""
     statements = table_statements()
-    existing = existing_tables(alias)
-    created_schemas = created_tables = 0
     try:
+        existing = existing_tables(alias)
         outbox.create(alias)
-        for shard in shards:
-            schema = schema_name(shard)
-            have = existing.get(schema)
-            with cursor(alias) as c:
-                if have is None:
-                    c.execute(f"CREATE DATABASE IF NOT EXISTS {schema} CHARACTER SET utf8mb4")
-                    created_schemas += 1
-                    have = set()
-                for table, template in statements.items():
-                    if table not in have:
-                        c.execute(template.format(schema=schema, table=table))
-                        created_tables += 1
-            if progress is not None:
-                progress(alias, 1)
     finally:
         connections[alias].close()
-    return HostReport(alias, len(shards), created_schemas, created_tables)
+    slices = [shards[start::CONNECTIONS_PER_HOST] for start in range(CONNECTIONS_PER_HOST)]
+
+    def create(part: Sequence[int]) -> tuple[int, int]:
+        created_schemas = created_tables = 0
+        try:
+            for shard in part:
+                schema = schema_name(shard)
+                have = existing.get(schema)
+                with cursor(alias) as c:
+                    if have is None:
+                        c.execute(f"CREATE DATABASE IF NOT EXISTS {schema} CHARACTER SET utf8mb4")
+                        created_schemas += 1
+                        have = set()
+                    for table, template in statements.items():
+                        if table not in have:
+                            c.execute(template.format(schema=schema, table=table))
+                            created_tables += 1
+                if progress is not None:
+                    progress(alias, 1)
+        finally:
+            connections[alias].close()
+        return created_schemas, created_tables
+
+    with ThreadPoolExecutor(max_workers=CONNECTIONS_PER_HOST) as pool:
+        created = list(pool.map(create, [part for part in slices if part]))
+    return HostReport(alias, len(shards), sum(schemas for schemas, _ in created),
+                      sum(tables for _, tables in created))
 
 
 def init_shards(shard_map: ShardMap, progress: Progress | None = None) -> list[HostReport]:

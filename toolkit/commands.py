@@ -7,8 +7,11 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
+import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -54,10 +57,21 @@ class SubcommandCommand(BaseCommand):
 
 @contextmanager
 def progress(total: int, description: str, enabled: bool = True) -> Iterator[tqdm]:
-    """A progress bar on stderr (hidden when ``enabled`` is False, e.g. under ``--json``)."""
-    with tqdm(total=total, desc=description, unit="", disable=not enabled, leave=False,
-              dynamic_ncols=True) as bar:
+    """A progress bar on stderr when stderr is a terminal; elsewhere (``make run``'s log, a
+    pipe) one summary line when the work is done, ``shards: 4,096 of 4,096 in 9.1s``,
+    instead of a redrawn line every tenth of a second. Nothing at all when ``enabled`` is
+    False (e.g. under ``--json``). ``total`` 0 is an unknown total."""
+    terminal = sys.stderr.isatty()
+    started = time.monotonic()
+    with ExitStack() as stack:
+        out = sys.stderr if terminal else stack.enter_context(open(os.devnull, "w"))
+        bar = stack.enter_context(tqdm(total=total, desc=description, unit="", file=out,
+                                       disable=not enabled, leave=False, dynamic_ncols=True))
         yield bar
+    if enabled and not terminal:
+        of_total = f" of {total:,}" if total else ""
+        print(f"{description}: {bar.n:,}{of_total} in {time.monotonic() - started:.1f}s",
+              file=sys.stderr, flush=True)
 
 
 def require_counts(*counts: tuple[str, int], minimum: int = 1) -> None:
