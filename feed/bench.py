@@ -40,8 +40,8 @@ from feed import fanout, storage, tasks
 from feed.conf import feed_settings
 from feed.schema import FEED, Entry, families, row_key
 from feed.selectors import feed_page
-from feed.store.pools import CLUSTERS, Cluster, connection, ddl_connection, feed_table, table
-from feed.store.tables import ensure_table
+from feed.store.pools import CLUSTERS, Cluster, connection, feed_table, table
+from feed.store.tables import drop_table, ensure_table
 from graph.actions import follow_board
 from pins.actions import create_board, create_pin, create_pinner
 from pins.domain import timestamp_text
@@ -247,8 +247,7 @@ def scratch_table() -> Iterator[str]:
     try:
         yield name
     finally:
-        with ddl_connection("primary") as conn:
-            conn.delete_table(name, disable=True)
+        drop_table("primary", name)
 
 
 def raw_batch_put(name: str, fans: list[int]) -> dict[str, Any]:

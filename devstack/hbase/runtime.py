@@ -40,8 +40,10 @@ def classpath_file() -> Path:
     return cache_dir() / f"hbase-{VERSION}.classpath"
 
 
+@cache
 def classpath() -> str:
-    """The jars of HBase's server and Thrift gateway, fetched with Maven on first use."""
+    """The jars of HBase's server and Thrift gateway, fetched with Maven on first use (checked
+    once per process: an ``up`` of six JVMs reads the list and its 250 jars once)."""
     jars = _cached_jars()
     if jars is None:
         with exclusive(cache_dir() / "hbase.lock", timeout=RESOLVE_TIMEOUT):

@@ -31,3 +31,9 @@ def ensure_table(cluster: AnyCluster, name: str | None = None,
         raise FeedSchemaError(f"table {name} on the {cluster} cluster lacks the column "
                               f"families {', '.join(missing)}")
     return False
+
+
+def drop_table(cluster: AnyCluster, name: str) -> None:
+    """Disable and delete the table ``name`` on ``cluster`` (a bench's scratch table)."""
+    with ddl_connection(cluster) as conn:
+        conn.delete_table(name, disable=True)
