@@ -37,6 +37,7 @@ test-stack: setup
 test: test-stack
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy .
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 stop:
@@ -50,6 +51,7 @@ stop:
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy .
+	$(VENV)/bin/lint-imports
 
 bench-shards: stack
 	PINSITE_PROFILE=dev $(MANAGE) bench shards --json

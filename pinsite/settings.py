@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "feed.smart",
     "accounts",
     "legacy",
+    "benchmarks",  # manage.py bench; no app imports it
 ]
 
 MIDDLEWARE = [

@@ -141,6 +141,16 @@ def observations_db(settings: Settings) -> Iterator[None]:
     observations.reset()
 
 
+@pytest.fixture
+def observations_down(settings: Settings) -> Iterator[None]:
+    """The feed's observations (and the smart feed's health) pointed at a closed port: what a
+    dead cache Redis looks like to them."""
+    settings.REDIS_CACHE = f"redis://{CLOSED[0]}:{CLOSED[1]}"
+    observations.reset()
+    yield
+    observations.reset()
+
+
 # --- Credential limits (tests/api, tests/web) -------------------------------------------------
 
 @pytest.fixture

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -72,6 +73,28 @@ def progress(total: int, description: str, enabled: bool = True) -> Iterator[tqd
         of_total = f" of {total:,}" if total else ""
         print(f"{description}: {bar.n:,}{of_total} in {time.monotonic() - started:.1f}s",
               file=sys.stderr, flush=True)
+
+
+class Bounded(argparse.Action):
+    """An option whose values must lie between ``minimum`` and ``maximum``, checked as the
+    command line is parsed: ``parser.add_argument("--runs", type=int, action=Bounded,
+    maximum=20)``. A value out of range is a usage error naming the option (a
+    :class:`CommandError` under ``call_command``): ``--runs must be at most 20``."""
+
+    def __init__(self, *args: Any, minimum: float = 1, maximum: float | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.minimum, self.maximum = minimum, maximum
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        name = option_string or self.dest
+        for value in values if isinstance(values, list) else [values]:
+            if value < self.minimum:
+                parser.error(f"{name} must be at least {self.minimum:,}")
+            if self.maximum is not None and value > self.maximum:
+                parser.error(f"{name} must be at most {self.maximum:,}")
+        setattr(namespace, self.dest, values)
 
 
 def require_counts(*counts: tuple[str, int], minimum: int = 1) -> None:

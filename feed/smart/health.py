@@ -1,5 +1,6 @@
 """Generator health: every home-feed visit's outcome and generator time, per minute, in the
-Redis cache (kept two hours), for the admin's health page and the command.
+cache Redis beside the fanout observations (:mod:`feed.store.observations`, kept two hours),
+for the admin's health page and the command.
 
 Outcomes: ``chunk`` (a chunk was shown), ``failed`` (the generator raised: pools down, say),
 ``timeout`` (past its budget) and ``unavailable`` (the materialized feed could not be read
@@ -16,10 +17,9 @@ import logging
 import time
 from typing import Any
 
-from django_redis import get_redis_connection
-from redis.exceptions import RedisError
-
-from feed.exceptions import FeedUnavailable
+from feed.exceptions import FeedUnavailable, ObservationsUnavailable
+from feed.store import observations
+from feed.store.observations import Sample
 
 log = logging.getLogger("pinsite.smartfeed")
 OUTCOMES = ("chunk", "failed", "timeout", "unavailable")
@@ -31,16 +31,11 @@ LATENCY_KEEP = 5000
 def record(outcome: str, generator_ms: float | None) -> None:
     """Count a visit's outcome and, if the generator finished, its time."""
     minute = int(time.time() // 60)
+    sample = (None if generator_ms is None
+              else Sample(_latency_key(minute), f"{generator_ms:.3f}", LATENCY_KEEP))
     try:
-        pipe = get_redis_connection("default").pipeline(transaction=False)
-        pipe.hincrby(_outcomes_key(minute), outcome, 1)
-        pipe.expire(_outcomes_key(minute), KEEP_SECONDS)
-        if generator_ms is not None:
-            pipe.lpush(_latency_key(minute), f"{generator_ms:.3f}")
-            pipe.ltrim(_latency_key(minute), 0, LATENCY_KEEP - 1)
-            pipe.expire(_latency_key(minute), KEEP_SECONDS)
-        pipe.execute()
-    except (RedisError, OSError) as exc:
+        observations.increment(_outcomes_key(minute), {outcome: 1}, KEEP_SECONDS, sample=sample)
+    except ObservationsUnavailable as exc:
         log.warning("smart feed health not recorded: %s", exc)
 
 
@@ -50,20 +45,17 @@ def summary(minutes: int = WINDOW_MINUTES) -> dict[str, Any]:
     now = int(time.time() // 60)
     window = range(now - minutes + 1, now + 1)
     try:
-        pipe = get_redis_connection("default").pipeline(transaction=False)
-        for minute in window:
-            pipe.hgetall(_outcomes_key(minute))
-            pipe.lrange(_latency_key(minute), 0, -1)
-        replies = pipe.execute()
-    except (RedisError, OSError) as exc:
-        raise FeedUnavailable(f"the health figures cannot be read from the cache (Redis): "
-                              f"{type(exc).__name__}: {exc}") from exc
+        counted, sampled = observations.read_with_samples(
+            [_outcomes_key(minute) for minute in window],
+            [_latency_key(minute) for minute in window])
+    except ObservationsUnavailable as exc:
+        raise FeedUnavailable(f"the health figures cannot be read from the cache: "
+                              f"{exc}") from exc
     outcomes = {outcome: 0 for outcome in OUTCOMES}
     latencies: list[float] = []
-    for counts, times in zip(replies[::2], replies[1::2], strict=True):
+    for counts, times in zip(counted, sampled, strict=True):
         for name, value in counts.items():
-            key = name.decode() if isinstance(name, bytes) else str(name)
-            outcomes[key] = outcomes.get(key, 0) + int(value)
+            outcomes[name] = outcomes.get(name, 0) + int(value)
         latencies.extend(float(value) for value in times)
     visits = sum(outcomes.values())
     fallbacks = visits - outcomes["chunk"]

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from Hbase_thrift import BatchMutation, Mutation
-
 from feed.smart.conf import home_cap, table
 from feed.smart.schema import HOME_PREFIX, Shown, user_row
-from feed.store.pools import Cluster, run
+from feed.store import rows
+from feed.store.pools import Cluster
 
 
 def home_table() -> str:
@@ -28,9 +27,7 @@ def home_table() -> str:
 
 def read(cluster: Cluster, user_id: int) -> list[Shown]:
     """The whole materialized feed of a user on ``cluster``, newest first (one row read)."""
-    row = user_row(user_id)
-    found = run(cluster, lambda hbase: hbase.row(row, columns=[HOME_PREFIX[:-1]]),
-                table=home_table())
+    found = rows.read_row(cluster, home_table(), user_row(user_id), [HOME_PREFIX[:-1]])
     return [Shown.from_cell(column, found[column]) for column in sorted(found)]
 
 
@@ -39,10 +36,8 @@ def write(cluster: Cluster, user_id: int, chunk: Sequence[Shown]) -> int:
     trim it to the cap; returns how many entries went."""
     row = user_row(user_id)
     if chunk:
-        puts = [Mutation(isDelete=False, column=shown.column, value=shown.value)
-                for shown in chunk]
-        run(cluster, lambda hbase: hbase.connection.client.mutateRows(
-            hbase.name, [BatchMutation(row=row, mutations=puts)], {}), table=home_table())
+        rows.write(cluster, home_table(),
+                   puts={row: {shown.column: shown.value for shown in chunk}})
     kept: list[bytes] = []
     excess: list[bytes] = []
     seen: set[int] = set()
@@ -51,14 +46,10 @@ def write(cluster: Cluster, user_id: int, chunk: Sequence[Shown]) -> int:
         (kept if fresh else excess).append(entry.column)
         seen.add(entry.pin_id)
     if excess:
-        deletes = [Mutation(isDelete=True, column=column) for column in excess]
-        run(cluster, lambda hbase: hbase.connection.client.mutateRows(
-            hbase.name, [BatchMutation(row=row, mutations=deletes)], {}), table=home_table())
+        rows.write(cluster, home_table(), deletes={row: excess})
     return len(excess)
 
 
 def forget(cluster: Cluster, user_id: int) -> None:
     """Delete a user's materialized feed (account deletion, rebuilds)."""
-    row = user_row(user_id)
-    run(cluster, lambda hbase: hbase.connection.client.deleteAllRow(hbase.name, row, {}),
-        table=home_table())
+    rows.delete_row(cluster, home_table(), user_row(user_id))

@@ -21,9 +21,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import happybase  # noqa: F401  (loads the Hbase_thrift module)
-from Hbase_thrift import BatchMutation, Mutation, TIncrement
-
 from feed.schema import decode_count
 from feed.smart import schema
 from feed.smart.conf import pool_cap, pool_slack, smart_settings, table
@@ -42,7 +39,8 @@ from feed.smart.schema import (
     size_column,
 )
 from feed.smart.scoring import Candidate, rank_key
-from feed.store.pools import POOLS, run
+from feed.store import rows
+from feed.store.pools import POOLS
 
 SCAN_BATCH = 1000
 
@@ -72,10 +70,9 @@ def insert(entries: Sequence[Insert]) -> list[tuple[int, Source]]:
     pools now due a trim."""
     if not entries:
         return []
-    batches = [BatchMutation(row=entry.key(), mutations=[Mutation(
-        isDelete=False, column=ENTRY,
-        value=ENTRY_VALUE.pack(entry.quality, entry.created_us))]) for entry in entries]
-    _call(lambda client, name: client.mutateRows(name, batches, {}), idempotent=True)
+    rows.write(POOLS, pools_table(), puts={
+        entry.key(): {ENTRY: ENTRY_VALUE.pack(entry.quality, entry.created_us)}
+        for entry in entries})
     counts = Counter((entry.user_id, entry.source) for entry in entries)
     sizes = _add_sizes(counts)
     limit = pool_cap() + pool_slack()
@@ -85,23 +82,19 @@ def insert(entries: Sequence[Insert]) -> list[tuple[int, Source]]:
 def best(user_id: int, source: Source, limit: int) -> list[Candidate]:
     """The best ``limit`` entries of a user's pool for ``source``, best first (one scan)."""
     prefix = pool_prefix(user_id, source)
-    found = run(POOLS, lambda hbase: list(hbase.scan(row_prefix=prefix, columns=[ENTRY],
-                                                     limit=limit, batch_size=limit)),
-                table=pools_table())
+    found = rows.scan(POOLS, pools_table(), prefix, [ENTRY], limit=limit)
     return [_candidate(key, data.get(ENTRY, b"")) for key, data in found]
 
 
 def remove(keys: Iterable[bytes]) -> int:
     """Delete pool entries by key (taken or dropped by the generator); counts them out."""
-    rows = list(dict.fromkeys(keys))
-    if not rows:
+    removed = list(dict.fromkeys(keys))
+    if not removed:
         return 0
-    delete = [Mutation(isDelete=True, column=ENTRY)]
-    _call(lambda client, name: client.mutateRows(
-        name, [BatchMutation(row=row, mutations=delete) for row in rows], {}), idempotent=True)
-    counts = Counter(decode_pool_key(row)[:2] for row in rows)
+    _delete_entries(removed)
+    counts = Counter(decode_pool_key(row)[:2] for row in removed)
     _add_sizes({pool: -amount for pool, amount in counts.items()}, read_back=False)
-    return len(rows)
+    return len(removed)
 
 
 def trim(user_id: int, source: Source) -> int:
@@ -110,11 +103,7 @@ def trim(user_id: int, source: Source) -> int:
     prefix = pool_prefix(user_id, source)
     keys = _keys(prefix)
     excess = keys[pool_cap():]
-    if excess:
-        delete = [Mutation(isDelete=True, column=ENTRY)]
-        _call(lambda client, name: client.mutateRows(
-            name, [BatchMutation(row=row, mutations=delete) for row in excess], {}),
-            idempotent=True)
+    _delete_entries(excess)
     counted = sizes(user_id).get(source, 0)
     kept = len(keys) - len(excess)
     if counted != kept:
@@ -141,25 +130,18 @@ def clear(user_id: int) -> int:
 def forget(user_id: int) -> None:
     """Delete every row of a deleted user: pool entries (one batch), then the meta row
     (sizes, affinities, state)."""
-    keys = _keys(pool_prefix(user_id))
-    if keys:
-        delete = [Mutation(isDelete=True, column=ENTRY)]
-        _call(lambda client, name: client.mutateRows(
-            name, [BatchMutation(row=row, mutations=delete) for row in keys], {}),
-            idempotent=True)
-    row = meta_row(user_id)
-    _call(lambda client, name: client.deleteAllRow(name, row, {}), idempotent=True)
+    _delete_entries(_keys(pool_prefix(user_id)))
+    rows.delete_row(POOLS, pools_table(), meta_row(user_id))
 
 
 def affinities(user_ids: Sequence[int], columns: Sequence[bytes]) -> dict[int, int]:
     """Each user's affinity points summed over ``columns`` (one multi-row read)."""
     if not user_ids:
         return {}
-    rows = [meta_row(user) for user in user_ids]
-    found = dict(run(POOLS, lambda hbase: hbase.rows(rows, columns=list(columns)),
-                     table=pools_table()))
+    meta_rows = [meta_row(user) for user in user_ids]
+    found = rows.read_rows(POOLS, pools_table(), meta_rows, columns)
     points = {}
-    for user, row in zip(user_ids, rows, strict=True):
+    for user, row in zip(user_ids, meta_rows, strict=True):
         cells = found.get(row, {})
         points[user] = sum(decode_count(cells.get(column)) for column in columns)
     return points
@@ -173,12 +155,10 @@ def affinity_points(user_id: int, columns: Sequence[bytes]) -> dict[bytes, int]:
 
 def add_affinity(user_id: int, points: dict[tuple[Affinity, int], int]) -> None:
     """Add points to a user's affinities (one ``incrementRows``)."""
-    name = pools_table().encode()
     row = meta_row(user_id)
-    increments = [TIncrement(table=name, row=row, column=affinity_column(kind, object_id),
-                             ammount=amount) for (kind, object_id), amount in points.items()]
-    if increments:
-        _call(lambda client, _: client.incrementRows(increments), idempotent=False)
+    rows.increment(POOLS, pools_table(), {
+        (row, affinity_column(kind, object_id)): amount
+        for (kind, object_id), amount in points.items()})
 
 
 def all_affinities(user_id: int) -> dict[str, int]:
@@ -201,17 +181,13 @@ def pulled_mark(user_id: int) -> int | None:
 
 
 def set_pulled_mark(user_id: int, created_us: int) -> None:
-    row, value = meta_row(user_id), str(created_us).encode()
-    _call(lambda client, name: client.mutateRow(
-        name, row, [Mutation(isDelete=False, column=schema.PULLED, value=value)], {}),
-        idempotent=True)
+    rows.write(POOLS, pools_table(),
+               puts={meta_row(user_id): {schema.PULLED: str(created_us).encode()}})
 
 
 def write_state(user_id: int, state: dict[str, Any]) -> None:
     value = json.dumps(state, separators=(",", ":")).encode()
-    row = meta_row(user_id)
-    _call(lambda client, name: client.mutateRow(
-        name, row, [Mutation(isDelete=False, column=STATE, value=value)], {}), idempotent=True)
+    rows.write(POOLS, pools_table(), puts={meta_row(user_id): {STATE: value}})
 
 
 def _candidate(key: bytes, value: bytes) -> Candidate:
@@ -222,39 +198,33 @@ def _candidate(key: bytes, value: bytes) -> Candidate:
 
 def _keys(prefix: bytes) -> list[bytes]:
     """Every row key under ``prefix``, in order."""
-    return run(POOLS, lambda hbase: [key for key, _ in hbase.scan(
-        row_prefix=prefix, columns=[ENTRY], batch_size=SCAN_BATCH)], table=pools_table())
+    return [key for key, _ in rows.scan(POOLS, pools_table(), prefix, [ENTRY],
+                                        batch_size=SCAN_BATCH)]
+
+
+def _delete_entries(keys: Sequence[bytes]) -> None:
+    rows.write(POOLS, pools_table(), deletes=dict.fromkeys(keys, (ENTRY,)))
 
 
 def _meta(user_id: int, columns: list[bytes]) -> dict[bytes, bytes]:
-    row = meta_row(user_id)
-    found: dict[bytes, bytes] = run(POOLS, lambda hbase: hbase.row(row, columns=columns),
-                                    table=pools_table())
-    return found
+    return rows.read_row(POOLS, pools_table(), meta_row(user_id), columns)
 
 
 def _add_sizes(counts: dict[tuple[int, Source], int], *,
                read_back: bool = True) -> dict[tuple[int, Source], int]:
     """Add to pool size counters (one ``incrementRows``); with ``read_back``, their new values
     (one multi-row read)."""
-    name = pools_table().encode()
-    increments = [TIncrement(table=name, row=meta_row(user), column=size_column(source),
-                             ammount=amount) for (user, source), amount in counts.items()]
-    _call(lambda client, _: client.incrementRows(increments), idempotent=False)
+    rows.increment(POOLS, pools_table(), {
+        (meta_row(user), size_column(source)): amount
+        for (user, source), amount in counts.items()})
     if not read_back:
         return {}
     by_user: dict[int, list[Source]] = defaultdict(list)
     for user, source in counts:
         by_user[user].append(source)
     users = list(by_user)
-    rows = [meta_row(user) for user in users]
-    columns = [size_column(source) for source in SOURCES]
-    found = dict(run(POOLS, lambda hbase: hbase.rows(rows, columns=columns), table=pools_table()))
+    meta_rows = [meta_row(user) for user in users]
+    found = rows.read_rows(POOLS, pools_table(), meta_rows,
+                           [size_column(source) for source in SOURCES])
     return {(user, source): decode_count(found.get(row, {}).get(size_column(source)))
-            for user, row in zip(users, rows, strict=True) for source in by_user[user]}
-
-
-def _call(operation: Any, *, idempotent: bool) -> Any:
-    """``operation(thrift_client, table_name)`` on the pools table."""
-    return run(POOLS, lambda hbase: operation(hbase.connection.client, hbase.name),
-               idempotent=idempotent, table=pools_table())
+            for user, row in zip(users, meta_rows, strict=True) for source in by_user[user]}

@@ -1,6 +1,7 @@
-"""Raw Redis calls of the fanout observations (:mod:`feed.observe`): one client per process
-on database ``OBSERVE_DB`` of the cache Redis (``settings.REDIS_CACHE``), made on first use,
-short timeouts, and the Lua scripts that close a fanout exactly once.
+"""Raw Redis calls of the feeds' observations, the fanouts' (:mod:`feed.observe`) and the
+smart feed's health (:mod:`feed.smart.health`): one client per process on database
+``OBSERVE_DB`` of the cache Redis (``settings.REDIS_CACHE``), made on first use, short
+timeouts, and the Lua scripts that close a fanout exactly once.
 
 Driver errors become :class:`~feed.exceptions.ObservationsUnavailable`.
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import redis
@@ -107,13 +109,28 @@ def finish(key: str, member: str, bucket: str, count_field: str, count: int,
         args=[member, count_field, count, lag_field, keep_seconds, CLOSED_KEEP_SECONDS])))
 
 
-def increment(bucket: str, amounts: Mapping[str, int], keep_seconds: int) -> None:
-    """Add each of ``amounts`` to its field of a bucket (one pipelined round trip)."""
+@dataclass(frozen=True)
+class Sample:
+    """A value pushed onto the list ``key``, which keeps its newest ``keep`` values."""
+
+    key: str
+    value: str
+    keep: int
+
+
+def increment(bucket: str, amounts: Mapping[str, int], keep_seconds: int, *,
+              sample: Sample | None = None) -> None:
+    """Add each of ``amounts`` to its field of a bucket and, with ``sample``, push it onto
+    its list (both kept ``keep_seconds``, one pipelined round trip)."""
     def run() -> None:
         pipe = client().pipeline(transaction=False)
         for field, amount in amounts.items():
             pipe.hincrby(bucket, field, amount)
         pipe.expire(bucket, keep_seconds)
+        if sample is not None:
+            pipe.lpush(sample.key, sample.value)
+            pipe.ltrim(sample.key, 0, sample.keep - 1)
+            pipe.expire(sample.key, keep_seconds)
         pipe.execute()
     _call(run)
 
@@ -149,6 +166,20 @@ def read(buckets: Sequence[str]) -> list[dict[str, str]]:
     return _call(run)
 
 
+def read_with_samples(buckets: Sequence[str], lists: Sequence[str],
+                      ) -> tuple[list[dict[str, str]], list[list[str]]]:
+    """Every field of each bucket and every value of each list, in order (one round trip)."""
+    def run() -> tuple[list[dict[str, str]], list[list[str]]]:
+        pipe = client().pipeline(transaction=False)
+        for bucket in buckets:
+            pipe.hgetall(bucket)
+        for key in lists:
+            pipe.lrange(key, 0, -1)
+        replies = pipe.execute()
+        return list(replies[:len(buckets)]), list(replies[len(buckets):])
+    return _call(run)
+
+
 def _script(name: str) -> Any:
     client()
     return _scripts[name]
@@ -159,5 +190,5 @@ def _call(run: Callable[[], T]) -> T:
         return run()
     except (redis.RedisError, OSError) as exc:
         raise ObservationsUnavailable(
-            f"the fanout observations cannot be reached in Redis "
+            f"the feed's observations cannot be reached in Redis "
             f"(db {feed_settings.OBSERVE_DB}): {type(exc).__name__}: {exc}") from exc

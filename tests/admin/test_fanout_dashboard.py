@@ -88,7 +88,7 @@ def test_the_dashboard_says_so_when_redis_is_down(superuser: Client,
     observations.reset()
     response = superuser.get(PAGE)
     assert response.status_code == 200
-    assert "fanout observations cannot be reached" in response.content.decode()
+    assert "observations cannot be reached" in response.content.decode()
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 
 import dramatiq
 import pytest
-import redis
 from django.test import Client
 from pytest_django import Settings
 
@@ -162,9 +161,8 @@ def test_the_health_page_shows_the_last_hour(staff: Client) -> None:
     assert "Redis unavailable" not in content
 
 
-def test_redis_down_is_a_warning(staff: Client, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(health, "get_redis_connection", lambda alias: redis.Redis(
-        host="127.0.0.1", port=1, socket_connect_timeout=1))
+@pytest.mark.usefixtures("observations_down")
+def test_redis_down_is_a_warning(staff: Client) -> None:
     response = staff.get(HEALTH)
     assert response.status_code == 200
     assert "Redis unavailable" in response.content.decode()

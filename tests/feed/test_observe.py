@@ -216,7 +216,7 @@ def test_feed_lag_refuses_a_window_outside_one_to_sixty_minutes(minutes: str) ->
 def test_feed_lag_says_so_when_redis_is_down(settings: Settings) -> None:
     settings.REDIS_CACHE = "redis://127.0.0.1:1"
     observations.reset()
-    with pytest.raises(CommandError, match="fanout observations cannot be reached"):
+    with pytest.raises(CommandError, match="observations cannot be reached"):
         call_command("feed", "lag", stdout=io.StringIO())
 
 

@@ -11,12 +11,12 @@ from collections.abc import Iterator
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from benchmarks.shards import raw_connection
 from graph import edgelog, keys, topology
 from graph.keys import Value
 from graph.store import admin
 from graph.vshards import vshard_of
 from pins.actions import create_board, create_pinner
-from sharding.bench import raw_connection
 from sharding.hosts import alias_for_shard
 from sharding.ids import shard_of
 

@@ -13,11 +13,11 @@ import pytest
 import redis
 
 from devstack.pairs import destroy
+from devstack.ports import free_loopback_ports
 from devstack.redis import Redis
 from devstack.service import MASTER, REPLICA, SINGLE
 from graph.vshards import vshard_of
 from tests.graph.test_failover import REPO, Writer, pair_environment, users
-from toolkit.bench import free_loopback_ports
 
 __all__ = ["users"]  # the fixture, shared with the failover tests
 

@@ -25,11 +25,12 @@ from typing import Any
 import pytest
 import redis
 
+from benchmarks.failover_redis import sees_the_replica
 from devstack.pairs import destroy
+from devstack.ports import free_loopback_ports
 from devstack.redis import Redis
 from devstack.sentinel import Sentinel
 from devstack.service import MASTER, REPLICA
-from graph.bench_failover import sees_the_replica
 from graph.tables import USER_FOLLOWS_USER
 from sharding import mappings
 from tests.graph.test_failover import (
@@ -42,7 +43,6 @@ from tests.graph.test_failover import (
     users,
 )
 from tests.polling import wait_until
-from toolkit.bench import free_loopback_ports
 
 MASTER_NAME, REPLICA_NAME = "redisq1a", "redisq1b"
 DOWN_AFTER_MS = 1500

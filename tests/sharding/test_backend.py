@@ -93,7 +93,7 @@ def test_a_connection_checked_within_a_second_is_not_pinged_again(
 
 def other_session_value(sql: str) -> object:
     """``sql``'s value read on a connection of its own (not this thread's)."""
-    from sharding.bench import raw_connection
+    from benchmarks.shards import raw_connection
 
     connection = raw_connection(ALIAS)
     try:

@@ -25,9 +25,9 @@ from django.conf import settings
 
 from devstack.mariadb import MariaDB
 from devstack.pairs import destroy, mysql_pair
+from devstack.ports import free_loopback_ports
 from sharding import ids
 from sharding.hosts import schema_name
-from toolkit.bench import free_loopback_ports
 
 REPO = Path(__file__).resolve().parents[2]
 MASTER, REPLICA = "mysqlf1a", "mysqlf1b"
@@ -85,7 +85,7 @@ class Writer:
 
     def __init__(self, environment: dict[str, str]) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "sharding.bench_writer", "--after", "50", "--deadline",
+            [sys.executable, "-m", "benchmarks.writer", "--after", "50", "--deadline",
              "90"], cwd=REPO,
             env=environment, stdout=subprocess.PIPE, text=True)
         self.acknowledged: list[int] = []

@@ -20,11 +20,11 @@ import MySQLdb
 import pytest
 
 from devstack.pairs import destroy, mysql_pair
+from devstack.ports import free_loopback_ports
 from sharding import ids
 from sharding.registry import HostRegistry, RegistryError
 from tests.polling import wait_until
 from tests.sharding.test_failover import REPO, pair_environment
-from toolkit.bench import free_loopback_ports
 
 NEW_MASTER, NEW_REPLICA = "mysqlg2a", "mysqlg2b"
 
@@ -78,7 +78,7 @@ def test_a_running_writer_reaches_a_host_registered_after_it_started(pairs: Pair
     assert _manage(environment, "shards", "init", "--quiet").returncode == 0
     shown = _manage(environment, "shards", "hosts", "show", "--json").stdout
     assert '"mysqlg1a"' in shown and NEW_MASTER not in shown  # seeded from the configuration
-    writer = subprocess.Popen([sys.executable, "-m", "sharding.bench_writer", "--shard", "5"],
+    writer = subprocess.Popen([sys.executable, "-m", "benchmarks.writer", "--shard", "5"],
                               cwd=REPO, env=environment, stdout=subprocess.PIPE, text=True)
     lines: list[str] = []
     output = writer.stdout

@@ -19,11 +19,11 @@ import MySQLdb
 import pytest
 
 from devstack.pairs import destroy, mysql_pair
+from devstack.ports import free_loopback_ports
 from sharding import ids
 from sharding.hosts import schema_name
 from tests.polling import wait_until
 from tests.sharding.test_failover import REPO, pair_environment
-from toolkit.bench import free_loopback_ports
 
 OLD, NEW, NEW_REPLICA = "mysqlk1a", "mysqlk2a", "mysqlk2b"
 
@@ -80,7 +80,7 @@ def test_a_split_under_a_writer_loses_no_acknowledged_row(hosts: Hosts) -> None:
     _manage(environment, "shards", "init", "--quiet")
     for host in (NEW, NEW_REPLICA):
         _manage(environment, "shards", "hosts", "add", host, f"127.0.0.1:{hosts.port_of(host)}")
-    writer = subprocess.Popen([sys.executable, "-m", "sharding.bench_writer"], cwd=REPO,
+    writer = subprocess.Popen([sys.executable, "-m", "benchmarks.writer"], cwd=REPO,
                               env=environment, stdout=subprocess.PIPE, text=True)
     lines: list[str] = []
     output = writer.stdout

@@ -25,6 +25,7 @@ from django.db import DatabaseError, connections
 
 from devstack.mariadb import MariaDB
 from devstack.pairs import destroy
+from devstack.ports import free_loopback_ports
 from pins.types import PIN
 from sharding import objects, replication
 from sharding.exceptions import ShardUnavailable
@@ -34,7 +35,6 @@ from sharding.shardmap import ShardRange
 from sharding.topology import current_map
 from tests.polling import wait_until
 from tests.sharding.helpers import own_shard_map
-from toolkit.bench import free_loopback_ports
 
 HOST = "mysqlt1a"
 STOP_SECONDS = 30  # a stop resumes by itself after this long, whatever the test does

@@ -6,7 +6,6 @@ import io
 import json
 
 import pytest
-import redis
 from django.core.management import CommandError, call_command
 
 from feed.smart import health, pools
@@ -75,8 +74,7 @@ def test_bad_input_is_a_command_error(args: tuple[str, ...], message: str) -> No
         run(*args)
 
 
-def test_health_with_the_cache_down_is_a_command_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(health, "get_redis_connection", lambda alias: redis.Redis(
-        host="127.0.0.1", port=1, socket_connect_timeout=1))
+@pytest.mark.usefixtures("observations_down")
+def test_health_with_the_cache_down_is_a_command_error() -> None:
     with pytest.raises(CommandError, match="cannot be read from the cache"):
         run("health")

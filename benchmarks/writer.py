@@ -10,7 +10,7 @@ for every failure, flushing each line, so the caller knows exactly which writes 
 acknowledged and when. Runs until terminated, or with ``--after N`` exits once ``N`` writes
 were acknowledged after the first failure (status 0: it recovered), or at ``--deadline``
 (status 1). SIGTERM ends it after the write in hand, so that a follow's event is published on
-the way out. Run as ``python -m sharding.bench_writer`` with the pair's environment.
+the way out. Run as ``python -m benchmarks.writer`` with the pair's environment.
 """
 
 from __future__ import annotations

@@ -26,12 +26,28 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sharding.bench_failover import manage, start
+from django.core.management.base import CommandParser
+
+from benchmarks.failover_mysql import manage, start
+from devstack.ports import free_loopback_ports
 from sharding.coordination import zookeeper
-from toolkit.bench import free_loopback_ports
+from toolkit.commands import Bounded
 from toolkit.waiting import until
 
 OLD, OLD_REPLICA, NEW, NEW_REPLICA = "mysqlp1a", "mysqlp1b", "mysqlp2a", "mysqlp2b"
+
+
+NAME = "split"
+HELP = "split a throwaway shard host under a writer: the fence and the writer's longest pause"
+
+
+def add_arguments(parser: CommandParser) -> None:
+    parser.add_argument("--runs", type=int, action=Bounded, maximum=10, default=3,
+                        help="splits, new pairs each")
+    parser.add_argument("--shards", type=int, action=Bounded, minimum=2, default=64,
+                        help="shards on the master")
+    parser.add_argument("--rows", type=int, action=Bounded, default=20_000,
+                        help="rows written before the split")
 
 
 def run(runs: int = 3, shards: int = 64, rows: int = 20_000,
@@ -71,7 +87,7 @@ def _one_run(shards: int, rows: int) -> dict[str, Any]:
             for name, port in ((NEW, ports[2]), (NEW_REPLICA, ports[3])):
                 manage(environment, "shards", "hosts", "add", name, f"127.0.0.1:{port}",
                        timeout=600)
-            writer = start(environment, ["-m", "sharding.bench_writer"], None)
+            writer = start(environment, ["-m", "benchmarks.writer"], None)
             lines = _collect(writer)
             _wait_for(lambda: len(lines) >= 200)
             report = json.loads(manage(environment, "shards", "split", OLD, NEW,

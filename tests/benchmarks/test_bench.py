@@ -14,8 +14,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from events import bench as events_bench
-from events.bench import BENCH_EVENT
+from benchmarks import events as events_bench
+from benchmarks.events import BENCH_EVENT
 from sharding import outbox
 from sharding.hosts import cursor
 from sharding.topology import current_map
@@ -86,7 +86,8 @@ def test_failover_runs_out_of_range_are_a_command_error(runs: str, message: str)
 
 
 def test_the_smartfeed_benchs_stand_ins_take_the_generators_arguments() -> None:
-    from feed.smart import bench, generator
+    from benchmarks import smartfeed as bench
+    from feed.smart import generator
 
     wanted = list(inspect.signature(generator.generate).parameters)
     for stand_in in (bench._stalled, bench._failing):

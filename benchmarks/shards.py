@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from contextlib import closing
 from typing import Any
 
 import MySQLdb
 from django.conf import settings
+from django.core.management.base import CommandParser
 
+from benchmarks.measure import latency, rate, ratio
 from sharding import objects
 from sharding.hosts import require_alias, schema_name
 from sharding.ids import ObjectType, decompose, types
 from sharding.topology import current_map
-from toolkit.bench import latency, rate, ratio
+from toolkit.commands import Bounded
 
 PAYLOAD = {"title": "A benchmark pin", "description": "x" * 200, "link": "https://example.org/"}
 
@@ -33,8 +36,19 @@ def raw_connection(alias: str) -> Any:
                            charset="utf8mb4", autocommit=True)
 
 
+NAME = "shards"
+HELP = "sharded MySQL store vs raw MySQLdb"
+
+
+def add_arguments(parser: CommandParser) -> None:
+    parser.add_argument("--creates", type=int, action=Bounded, default=2000)
+    parser.add_argument("--gets", type=int, action=Bounded, default=2000)
+    parser.add_argument("--batches", type=int, action=Bounded, default=300)
+
+
 def run(object_type_name: str = "pin", creates: int = 2000, gets: int = 2000,
-        batches: int = 300, seed: int = 7) -> dict[str, Any]:
+        batches: int = 300, seed: int = 7,
+        progress: Callable[[str], object] = lambda _: None) -> dict[str, Any]:
     """Run the shard benchmark and return its figures (``--json`` prints them)."""
     object_type = types.by_name(object_type_name)
     shard_map = current_map()
@@ -44,6 +58,7 @@ def run(object_type_name: str = "pin", creates: int = 2000, gets: int = 2000,
     master_shards = shard_map.shards_of(master)
     raw = {alias: raw_connection(alias) for alias in shard_map.masters()}
     try:
+        progress(f"{creates} creates")
         figures = {
             "hosts": shard_map.masters(),
             "shards": len(shards),
@@ -51,6 +66,7 @@ def run(object_type_name: str = "pin", creates: int = 2000, gets: int = 2000,
         }
         created = [objects.create(object_type, randomly.choice(shards), PAYLOAD)
                    for _ in range(max(gets, 500))]
+        progress(f"{gets} gets, {batches} batches of 50")
         figures["get"] = _gets(object_type, created, raw, gets, randomly)
         figures["get_many_50"] = _get_many(object_type, created, raw, batches, randomly)
     finally:

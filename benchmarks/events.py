@@ -23,7 +23,9 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import dramatiq
+from django.core.management.base import CommandParser
 
+from benchmarks.measure import Latency, ratio
 from events import publisher, registry
 from events.conf import events_settings
 from events.record import without_outbox
@@ -35,7 +37,7 @@ from sharding import outbox
 from sharding.hosts import atomic, cursor
 from sharding.mappings import now_sequence
 from sharding.topology import current_map
-from toolkit.bench import Latency, ratio
+from toolkit.commands import Bounded
 from toolkit.queue import raw_publish
 
 BENCH_EVENT = "bench_event"
@@ -47,6 +49,17 @@ ROUNDS = 10
 @dramatiq.actor(queue_name=BENCH_QUEUE, actor_name="events_bench_noop")
 def bench_noop(index: int) -> None:
     """The bench event's message (never consumed: the bench purges its queue)."""
+
+
+NAME = "events"
+HELP = "the outbox's cost to pins and follows, relay vs raw pika"
+
+
+def add_arguments(parser: CommandParser) -> None:
+    parser.add_argument("--samples", type=int, action=Bounded, default=1000,
+                        help="actions timed per mode (with and without the outbox)")
+    parser.add_argument("--events", type=int, action=Bounded, default=5000,
+                        help="events relayed")
 
 
 def run(samples: int = 1000, events: int = 5000,
@@ -115,7 +128,7 @@ def _relay_throughput(count: int) -> dict[str, Any]:
     alias = current_map().masters()[0]
     shard = next(s for s in current_map().shards_of(alias))
     registry.subscribe(BENCH_EVENT, lambda p: [bench_noop.message(p["index"])],
-                       uid="events.bench")
+                       uid="benchmarks.events")
     broker: Any = dramatiq.get_broker()
     broker.declare_queue(BENCH_QUEUE, ensure=True)
     try:
@@ -133,7 +146,7 @@ def _relay_throughput(count: int) -> dict[str, Any]:
         raw_publish(BENCH_QUEUE, bodies)
         raw = time.perf_counter() - start
     finally:
-        registry.unsubscribe(BENCH_EVENT, "events.bench")
+        registry.unsubscribe(BENCH_EVENT, "benchmarks.events")
         _delete_rows(alias)
         broker.flush(BENCH_QUEUE)
     return {"host": alias, "events": relay.sent, "batch": events_settings.RELAY_BATCH,

@@ -13,7 +13,7 @@ them). Measured in one run, store and raw calls interleaved in rounds:
 * ``follow_user`` writes per second (edge log + both Redis sides) between real bench pinners,
   beside two raw ``ZADD`` calls per follow;
 * Redis bytes per edge: ``used_memory`` after seeding minus before, over ``edges``;
-* concurrent follows from 4 and 16 clients (:mod:`graph.bench_clients`): follows per second
+* concurrent follows from 4 and 16 clients (:mod:`benchmarks.graph_clients`): follows per second
   and p50/p99, beside the raw writes a follow is made of from the same clients.
 """
 
@@ -23,10 +23,14 @@ import random
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from graph import actions, bench_clients, selectors, topology
+from django.core.management.base import CommandParser
+
+from benchmarks import graph_clients
+from benchmarks.measure import Latency, rate, ratio, wait_until_quiet
+from graph import actions, selectors, topology
 from graph.keys import FOLLOWERS, FOLLOWING, Value, user_key, vshard_of_key, vshard_pattern
 from graph.store import admin
 from graph.vshards import vshard_count, vshard_of_shard
@@ -34,7 +38,7 @@ from pins.actions import create_pinner
 from pins.types import USER
 from sharding.ids import compose
 from sharding.topology import current_map as current_shard_map
-from toolkit.bench import Latency, rate, ratio, wait_until_quiet
+from toolkit.commands import Bounded
 
 FOLLOWS_PER_USER = 20
 POPULAR_USERS = 100
@@ -42,11 +46,31 @@ POPULAR_SHARE = 0.1
 BENCH_VSHARDS = 64
 ROUNDS = 10
 
+NAME = "graph"
+HELP = "follower graph vs raw redis-py on the same instance"
+
+
+def add_arguments(parser: CommandParser) -> None:
+    parser.add_argument("--edges", type=int, action=Bounded, default=1_000_000)
+    parser.add_argument("--samples", type=int, action=Bounded, default=10_000)
+    parser.add_argument("--writes", type=int, action=Bounded, default=500)
+    parser.add_argument("--keep", action="store_true", help="leave the seeded bench keys in Redis")
+    parser.add_argument("--clients", type=int, nargs="+", action=Bounded, maximum=64,
+                        default=[4, 16],
+                        help="concurrent follow clients, one figure per count (default 4 16)")
+    parser.add_argument("--processes", type=int, action=Bounded, default=1,
+                        help="processes the concurrent clients (threads) are spread over "
+                             "(default 1)")
+    parser.add_argument("--per-client", type=int, action=Bounded, maximum=130, default=100,
+                        help="follows per concurrent client (default 100, at most 130)")
+
 
 def run(edges: int = 1_000_000, samples: int = 10_000, writes: int = 500, seed: int = 7,
-        keep: bool = False, clients: tuple[int, ...] = (4, 16), processes: int = 1,
-        per_client: int = 100) -> dict[str, Any]:
+        keep: bool = False, clients: Sequence[int] = (4, 16), processes: int = 1,
+        per_client: int = 100, progress: Callable[[str], object] = lambda _: None,
+        ) -> dict[str, Any]:
     """Seed, measure and clean up; returns the figures ``--json`` prints."""
+    progress(f"follows from {', '.join(map(str, clients))} concurrent clients")
     concurrent = {f"clients_{count}": _concurrent(count, processes, per_client)
                   for count in clients}
     randomly = random.Random(seed)
@@ -198,7 +222,7 @@ def _writes(raw: Any, count: int, randomly: random.Random, graph: BenchGraph) ->
 
 
 def _concurrent(clients: int, processes: int, per_client: int) -> dict[str, Any]:
-    """Follows from ``clients`` clients at once (:mod:`graph.bench_clients`), each with its own
+    """Follows from ``clients`` clients at once (:mod:`benchmarks.graph_clients`), each with its own
     ring of bench pinners, beside the raw writes from the same clients."""
     ring = 12  # 12 pinners: 132 distinct follows per client
     pinners = [[create_pinner(f"bench{uuid.uuid4().hex[:12]}", None).user_id
@@ -210,9 +234,9 @@ def _concurrent(clients: int, processes: int, per_client: int) -> dict[str, Any]
 
     wait_until_quiet()
     try:
-        return bench_clients.measure(clients, min(processes, clients), per_client, pairs_of)
+        return graph_clients.measure(clients, min(processes, clients), per_client, pairs_of)
     finally:
-        bench_clients.drop_ceiling(pinners)
+        graph_clients.drop_ceiling(pinners)
 
 
 def _drop(instance: str, vshards: list[int]) -> None:

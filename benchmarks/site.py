@@ -36,14 +36,17 @@ from typing import Any
 
 import requests
 from django.conf import settings
+from django.core.management.base import CommandParser
 from django.test import Client
 from PIL import Image
 from rest_framework.authtoken.models import Token
 
+from benchmarks.measure import Latency, wait_until_quiet
+from devstack.ports import free_loopback_ports
 from graph import actions as graph
 from pins.actions import create_board, create_pin, create_pinner
 from pinsite.admin.queues import queue_depths
-from toolkit.bench import Latency, free_loopback_ports, wait_until_quiet
+from toolkit.commands import Bounded
 
 MIX: dict[str, float] = {"feed": .30, "home": .15, "profile": .15, "board": .10, "pin_page": .10,
                          "follow": .10, "batch_check": .05, "create_pin": .05}
@@ -69,6 +72,23 @@ class Request:
     data: dict[str, Any] | None = None
     files: dict[str, Any] | None = None
     auth: bool = True
+
+
+NAME = "site"
+HELP = "the whole site over HTTP under a mix of clients, beside the same requests in process"
+
+
+def add_arguments(parser: CommandParser) -> None:
+    parser.add_argument("--clients", type=int, action=Bounded, maximum=256, default=16,
+                        help="concurrent clients")
+    parser.add_argument("--seconds", type=float, action=Bounded, maximum=600, default=20.0,
+                        help="length of the load")
+    parser.add_argument("--samples", type=int, action=Bounded, default=200,
+                        help="requests of each kind timed one at a time")
+    parser.add_argument("--workers", type=int, action=Bounded, default=(os.cpu_count() or 1) + 1,
+                        help="web worker processes of the bench's site")
+    parser.add_argument("--threads", type=int, action=Bounded, default=4,
+                        help="threads per web worker")
 
 
 def run(clients: int, seconds: float, samples: int, workers: int, threads: int,

@@ -6,7 +6,6 @@ the same run; quote medians and ratios, since the machines are shared and noisy.
 
 from __future__ import annotations
 
-import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -63,18 +62,6 @@ def rate(call: Callable[[int], object], count: int) -> float:
 
 def ratio(value: float, ceiling: float) -> float:
     return round(value / ceiling, 2) if ceiling else float("nan")
-
-
-def free_loopback_ports(count: int) -> list[int]:
-    """``count`` distinct loopback ports nothing listens on (all probed at once)."""
-    probes = [socket.socket() for _ in range(count)]
-    try:
-        for probe in probes:
-            probe.bind(("127.0.0.1", 0))
-        return [int(probe.getsockname()[1]) for probe in probes]
-    finally:
-        for probe in probes:
-            probe.close()
 
 
 def wait_until_quiet(idle: float = 0.7, window: float = 0.5, longest: float = 30.0) -> float:

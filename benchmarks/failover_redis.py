@@ -14,7 +14,7 @@ floor beside it is Sentinel's detection alone (``DOWN_AFTER_MS``). Beside each f
 reconcile's own seconds and what it read, from the orchestrator's history; after the first
 run, the seconds of ``graph rebuild --all`` on the promoted instance, the whole-log reconcile
 that a promotion without a stamp does. The edge log's size is reported, and
-``--edge-log-rows`` first grows it (:mod:`graph.bench_edgelog`).
+``--edge-log-rows`` first grows it (:mod:`benchmarks.edge_log`).
 
 Loopback only; each run takes about 15 s and removes its pair, sentinels, processes and
 ZooKeeper root. The bench pinners it follows between stay; their follows went to the edge log
@@ -36,20 +36,21 @@ from typing import Any
 
 import redis
 
-from graph import bench_edgelog, repair
-from graph.keys import STAMP
-from graph.vshards import vshard_of
-from pins.actions import create_pinner
-from sharding.bench_failover import (
+from benchmarks import edge_log
+from benchmarks.failover_mysql import (
     GOAL_SECONDS,
     manage,
     seconds_to_next_write,
     start,
     stop,
 )
+from devstack.ports import free_loopback_ports
+from graph import repair
+from graph.keys import STAMP
+from graph.vshards import vshard_of
+from pins.actions import create_pinner
 from sharding.coordination import zookeeper
 from sharding.topology import copy_map
-from toolkit.bench import free_loopback_ports
 from toolkit.waiting import until
 
 MASTER, REPLICA, GROUP = "redisb1a", "redisb1b", "redisb1"
@@ -61,11 +62,11 @@ def run(runs: int = 5, progress: Callable[[str], object] = lambda _: None,
         edge_log_rows: int | None = None) -> dict[str, Any]:
     """Kill a graph master ``runs`` times (a new pair each time); the seconds until the next
     acknowledged follow. With ``edge_log_rows``, the edge log is first grown to that size
-    (:func:`graph.bench_edgelog.grow`)."""
+    (:func:`graph.edge_log.grow`)."""
     from devstack.sentinel import DOWN_AFTER_MS
 
-    log_rows = (bench_edgelog.grow(edge_log_rows, progress=progress) if edge_log_rows
-                else bench_edgelog.row_count())
+    log_rows = (edge_log.grow(edge_log_rows, progress=progress) if edge_log_rows
+                else edge_log.row_count())
     progress(f"edge log: {log_rows} rows\n")
     tag = uuid.uuid4().hex[:6]
     users: list[int] = []
@@ -140,7 +141,7 @@ def _one_run(users: list[int], rebuild_whole: bool = False,
                 "manage.py", "orchestrator", "run", "--interval", str(INTERVAL)],
                 root / "orchestrator.log"))
             _wait_for_stamp(replica)
-            writer = start(environment, ["-m", "sharding.bench_writer", "--follow",
+            writer = start(environment, ["-m", "benchmarks.writer", "--follow",
                                          ",".join(map(str, users))], None)
             processes.append(writer)
             seconds = seconds_to_next_write(writer, master)

@@ -30,7 +30,7 @@ def measure(clients: int, processes: int, per_client: int,
     """Follows per second and latency of ``clients`` concurrent clients (``per_client``
     follows each), beside the raw ceiling with the same layout; ``pairs_of(client)`` gives a
     client's (follower, target) pairs."""
-    from toolkit.bench import Latency, ratio
+    from benchmarks.measure import Latency, ratio
 
     work = [pairs_of(client)[:per_client + 1] for client in range(clients)]
     results = {}
@@ -174,7 +174,7 @@ _raw = threading.local()
 def _raw_write(follower: int, target: int) -> None:
     """What a follow writes at the least, straight through the drivers (a MySQLdb connection
     per client thread and host, as the shard benchmark's ceiling has)."""
-    from sharding.bench import raw_connection
+    from benchmarks.shards import raw_connection
     from sharding.hosts import alias_for_shard
     from sharding.ids import shard_of
 

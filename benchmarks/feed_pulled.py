@@ -33,8 +33,9 @@ from unittest import mock
 
 import dramatiq
 
+from benchmarks.feed_scratch import bench_pin, fill_feed, raw_batch_put, scratch_table
+from benchmarks.measure import Latency, latency, ratio
 from feed import pulled, sources, storage, tasks
-from feed.bench import bench_pin, fill_feed, raw_batch_put, scratch_table
 from feed.conf import feed_settings
 from feed.schema import Entry, row_key
 from feed.selectors import feed_page
@@ -50,7 +51,6 @@ from sharding import mappings
 from sharding.hosts import cursor
 from sharding.ids import compose
 from sharding.mappings import now_sequence
-from toolkit.bench import Latency, latency, ratio
 
 SEED_BATCH = 50_000
 PAGE = 50

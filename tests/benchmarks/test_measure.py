@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolkit.bench import wait_until_quiet
+from benchmarks.measure import wait_until_quiet
 
 
 def test_waiting_for_a_quiet_machine_stops_once_it_is_idle_enough() -> None:

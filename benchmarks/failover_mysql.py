@@ -28,8 +28,8 @@ from typing import Any
 
 from django.conf import settings
 
+from devstack.ports import free_loopback_ports
 from sharding.coordination import zookeeper
-from toolkit.bench import free_loopback_ports
 
 REPO = Path(settings.BASE_DIR)
 MASTER, REPLICA = "mysqlb1a", "mysqlb1b"
@@ -74,7 +74,7 @@ def _one_run() -> float:
             processes.append(start(environment, [
                 "manage.py", "orchestrator", "run", "--interval", str(INTERVAL),
                 "--failures", str(FAILURES)], root / "orchestrator.log"))
-            writer = start(environment, ["-m", "sharding.bench_writer"], None)
+            writer = start(environment, ["-m", "benchmarks.writer"], None)
             processes.append(writer)
             return seconds_to_next_write(writer, master)
         finally:

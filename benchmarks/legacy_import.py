@@ -22,16 +22,29 @@ from typing import Any
 
 import dramatiq
 from django.conf import settings
+from django.core.management.base import CommandParser
 
+from benchmarks.shards import raw_connection
 from legacy import passes, source, tasks
 from legacy.source import SCHEMA
-from sharding.bench import raw_connection
 from sharding.conf import sharding_settings
 from sharding.replication import admin_cursor
 from sharding.topology import current_map
+from toolkit.commands import Bounded
 
 CEILING_TABLE = "pinsite_events.bench_import_ceiling"
 INSERT_BATCH = 200
+
+
+NAME = "import"
+HELP = "a legacy site copied by one pass, beside raw multi-row INSERTs"
+
+
+def add_arguments(parser: CommandParser) -> None:
+    parser.add_argument("--users", type=int, action=Bounded, default=100,
+                        help="legacy users (with 2x boards, 4x pins, 2x follows)")
+    parser.add_argument("--workers", type=int, action=Bounded, default=4,
+                        help="queue worker threads")
 
 
 def run(users: int = 100, workers: int = 4,

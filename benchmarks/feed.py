@@ -9,10 +9,10 @@ Measured in one run:
   batch put of the same number of rows (one ``mutateRowsTs`` per ``FANOUT_CHUNK`` rows) to a
   scratch table on the primary. Fanouts and raw puts alternate, ``rounds`` of each after one
   uncounted warm-up round (the workers idle during a raw put), each once the machine is quiet
-  (:func:`toolkit.bench.wait_until_quiet`), and the medians are compared;
+  (:func:`benchmarks.measure.wait_until_quiet`), and the medians are compared;
 * a 50-pin feed page, hydrated (object cache warm), p50/p99; beside a raw ``row()`` of the
   same feed row plus a raw multi-get of its 50 pins (one ``UNION ALL`` per MySQL host);
-* celebrity (pulled) boards: see :mod:`feed.bench_pulled`.
+* celebrity (pulled) boards: see :mod:`benchmarks.feed_pulled`.
 
 ``--parts`` runs some of the three (``fanout``, ``page``, ``pulled``).
 """
@@ -26,33 +26,35 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from io import BytesIO
 from typing import Any
 
 import dramatiq
+from django.core.management.base import CommandParser
 from django.db import connections
 from PIL import Image
 
+from benchmarks import feed_pulled
+from benchmarks.feed_scratch import bench_pin, fill_feed, raw_batch_put, scratch_table
+from benchmarks.measure import latency, ratio, wait_until_quiet
 from feed import fanout, storage, tasks
 from feed.conf import feed_settings
-from feed.schema import FEED, Entry, families, row_key
+from feed.schema import FEED, Entry, row_key
 from feed.selectors import feed_page
-from feed.store.pools import CLUSTERS, Cluster, connection, feed_table, table
-from feed.store.tables import drop_table, ensure_table
+from feed.store.pools import CLUSTERS, Cluster, table
 from graph.actions import follow_board
 from pins.actions import create_board, create_pin, create_pinner
 from pins.domain import timestamp_text
 from pins.selectors import get_pin
-from pins.types import PIN, USER
+from pins.types import USER
 from sharding import objects
 from sharding.hosts import cursor
-from sharding.ids import MAX_LOCAL, compose
 from sharding.mappings import now_sequence
 from sharding.topology import current_map
-from toolkit.bench import latency, ratio, wait_until_quiet
+from toolkit.commands import Bounded
 
 SETUP_THREADS = 16
 POLL_SECONDS = 0.002
@@ -64,9 +66,31 @@ PAGE = 50
 PARTS = ("fanout", "page", "pulled")
 
 
+NAME = "feed"
+HELP = "feed fanout and pages vs raw happybase"
+MAX_CELEBRITY_FOLLOWERS = 5_000_000
+
+
+def add_arguments(parser: CommandParser) -> None:
+    parser.add_argument("--followers", type=int, action=Bounded, default=10_000)
+    parser.add_argument("--samples", type=int, action=Bounded, default=300)
+    parser.add_argument("--processes", type=int, action=Bounded, default=2,
+                        help="worker processes")
+    parser.add_argument("--threads", type=int, action=Bounded, default=2,
+                        help="threads per worker process")
+    parser.add_argument("--rounds", type=int, action=Bounded, default=3,
+                        help="fanouts (each followed by a raw put) whose medians are quoted")
+    parser.add_argument("--parts", nargs="+", metavar="PART", choices=PARTS, default=PARTS,
+                        help="what to measure: fanout, page, pulled (default: all)")
+    parser.add_argument("--celebrity-followers", type=int, nargs="+", metavar="N",
+                        action=Bounded, maximum=MAX_CELEBRITY_FOLLOWERS,
+                        help="follower counts of the pulled boards whose pins are planned "
+                             "(default 200000 1000000)")
+
+
 def run(followers: int = 10_000, samples: int = 300, processes: int = 2,
-        threads: int = 2, rounds: int = 3, parts: tuple[str, ...] = PARTS,
-        celebrity_followers: tuple[int, ...] | None = None,
+        threads: int = 2, rounds: int = 3, parts: Sequence[str] = PARTS,
+        celebrity_followers: Sequence[int] | None = None,
         progress: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """Run the feed benchmark (the ``parts`` asked for) and return its figures (``--json``
     prints them)."""
@@ -84,12 +108,9 @@ def run(followers: int = 10_000, samples: int = 300, processes: int = 2,
         progress("feed pages")
         figures["page_50"] = _page(owner, board, samples)
     if "pulled" in parts:
-        from feed import bench_pulled  # it builds on this module's helpers
-
-        figures["pulled"] = bench_pulled.run(followers=celebrity_followers
-                                             or bench_pulled.CELEBRITY_FOLLOWERS,
-                                             samples=samples,
-                                             progress=progress)
+        figures["pulled"] = feed_pulled.run(
+            followers=tuple(celebrity_followers or feed_pulled.CELEBRITY_FOLLOWERS),
+            samples=samples, progress=progress)
     return figures
 
 
@@ -237,37 +258,6 @@ def _image() -> bytes:
     return out.getvalue()
 
 
-# --- Raw ceiling: happybase batch puts to the same server ----------------------------------
-
-@contextmanager
-def scratch_table() -> Iterator[str]:
-    """A table beside the feed's on the primary, for the raw puts; dropped afterwards."""
-    name = f"{feed_table()}_bench"
-    ensure_table("primary", name, families())
-    try:
-        yield name
-    finally:
-        drop_table("primary", name)
-
-
-def raw_batch_put(name: str, fans: list[int]) -> dict[str, Any]:
-    """The same rows written straight through happybase, a batch per ``FANOUT_CHUNK``."""
-    chunk = int(feed_settings.FANOUT_CHUNK)
-    rows = [row_key(user) for user in fans]
-    with connection("primary") as conn:
-        hbase = conn.table(name)
-        column = Entry(now_sequence(), 0).column
-        start = time.perf_counter()
-        for offset in range(0, len(rows), chunk):
-            batch = hbase.batch(timestamp=now_sequence())
-            for row in rows[offset:offset + chunk]:
-                batch.put(row, {column: b""})
-            batch.send()
-        seconds = time.perf_counter() - start
-    return {"rows": len(rows), "batch_rows": chunk, "seconds": round(seconds, 3),
-            "rows_per_s": round(len(rows) / seconds)}
-
-
 def _medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Each figure's median over the rounds (figures that do not vary are kept as they are),
     and the number of rounds."""
@@ -304,29 +294,6 @@ def _page_pins(board: int, owner: int) -> list[int]:
     """50 pin objects on random shards, so hydration spans hosts as real feeds do."""
     now = now_sequence()
     return [bench_pin(board, owner, now, i) for i in range(PAGE)]
-
-
-def bench_pin(board: int, owner: int, created_us: int, index: int) -> int:
-    """A pin object on a random open shard (no image, no list entry, no events)."""
-    return objects.create(PIN, random.choice(current_map().open_shards()), {
-        "board_id": board, "pinner_id": owner, "title": f"Bench pin {index}",
-        "description": "", "link": "", "image": "bench.png", "thumbnail": "bench.png",
-        "width": 8, "height": 8, "created": timestamp_text(created_us), "source_pin_id": None})
-
-
-def fill_feed(readers: list[int], pins: list[int], now: int, spacing: int = 1) -> None:
-    """Full feeds: ``pins`` newest (``spacing`` µs apart), then older entries up to the
-    cap, on both clusters."""
-    newest = [Entry(now - spacing * i, pin) for i, pin in enumerate(pins)]
-    older = [Entry(now - spacing * len(pins) - i, missing_pin(i))
-             for i in range(int(feed_settings.CAP) - len(pins))]
-    for cluster in CLUSTERS:
-        storage.add_entries(cluster, dict.fromkeys(readers, newest + older), timestamp=now)
-
-
-def missing_pin(index: int) -> int:
-    """A well-formed pin ID that no pin has (older entries are never hydrated)."""
-    return compose(index % 64, PIN.type_id, MAX_LOCAL - index)
 
 
 def _raw_multi_get(pin_ids: list[int]) -> None:

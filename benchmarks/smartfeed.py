@@ -29,20 +29,23 @@ from typing import Any
 
 import dramatiq
 from django.conf import settings
+from django.core.management.base import CommandParser
 
+from benchmarks.measure import latency as _latency
+from benchmarks.measure import rate as _rate
+from benchmarks.measure import ratio, wait_until_quiet
 from feed.smart import generator, materialized, pools, service
 from feed.smart.conf import budget_seconds
 from feed.smart.pools import Insert, pools_table
 from feed.smart.schema import SOURCES, Shown, affinity_column, pool_prefix, user_row
-from feed.store.pools import CLUSTERS, POOLS, run
+from feed.store.pools import CLUSTERS, POOLS
+from feed.store.pools import run as run_on
 from pins.actions import create_board, create_pin, create_pinner
 from pins.demo import demo_pictures
 from pins.types import USER
 from sharding import ids
 from sharding.mappings import now_sequence
-from toolkit.bench import latency as _latency
-from toolkit.bench import rate as _rate
-from toolkit.bench import ratio, wait_until_quiet
+from toolkit.commands import Bounded
 
 BENCH_LOCAL = 1 << 34
 BENCH_QUEUE = "smartfeed_bench"
@@ -54,8 +57,21 @@ def bench_user(index: int) -> int:
     return ids.compose(index % 64, USER.type_id, BENCH_LOCAL + index)
 
 
-def run_bench(inserts: int = 20_000, samples: int = 300, reads: int = 20_000,
-              progress: Callable[[str], object] = lambda _: None) -> dict[str, Any]:
+NAME = "smartfeed"
+HELP = "smart feed pools, generator, pages and availability vs raw happybase"
+
+
+def add_arguments(parser: CommandParser) -> None:
+    parser.add_argument("--inserts", type=int, action=Bounded, default=20_000,
+                        help="pool entries written")
+    parser.add_argument("--samples", type=int, action=Bounded, default=300,
+                        help="timed calls per figure")
+    parser.add_argument("--reads", type=int, action=Bounded, default=20_000,
+                        help="home-feed reads of the availability run (three phases)")
+
+
+def run(inserts: int = 20_000, samples: int = 300, reads: int = 20_000,
+        progress: Callable[[str], object] = lambda _: None) -> dict[str, Any]:
     """Measure and clean up; returns the figures ``--json`` prints."""
     users = [bench_user(index) for index in range(max(CHUNK, 200))]
     _forget(users)
@@ -118,7 +134,7 @@ def _inserts(users: list[int], pins: list[int], total: int) -> dict[str, Any]:
                 for user in chunk:
                     batch.put(pool_prefix(user, "related") + n.to_bytes(16, "big"),
                               {b"p:e": b"\x00" * 16})
-        run(POOLS, put, table=pools_table())
+        run_on(POOLS, put, table=pools_table())
 
     wait_until_quiet()
     raw_rate = _rate(raw, rounds) * CHUNK
@@ -152,7 +168,7 @@ def _fill(readers: list[int], pins: list[int]) -> None:
 
 def _generator(readers: list[int], samples: int) -> dict[str, Any]:
     def scan_pool(prefix: bytes) -> None:
-        run(POOLS, lambda hbase: list(hbase.scan(row_prefix=prefix, limit=90, batch_size=90)),
+        run_on(POOLS, lambda hbase: list(hbase.scan(row_prefix=prefix, limit=90, batch_size=90)),
             table=pools_table())
 
     def raw_scan(n: int) -> None:
@@ -160,7 +176,7 @@ def _generator(readers: list[int], samples: int) -> dict[str, Any]:
 
     def raw_same_calls(n: int) -> None:
         user = readers[n % len(readers)]
-        run(POOLS, lambda hbase: hbase.row(user_row(user) + b"\x00"), table=pools_table())
+        run_on(POOLS, lambda hbase: hbase.row(user_row(user) + b"\x00"), table=pools_table())
         for source in SOURCES:
             scan_pool(pool_prefix(user, source))
 
@@ -177,7 +193,7 @@ def _generator(readers: list[int], samples: int) -> dict[str, Any]:
 def _pages(readers: list[int], samples: int) -> dict[str, Any]:
     def raw_row(n: int) -> None:
         row = user_row(readers[n % len(readers)])
-        run("primary", lambda hbase: hbase.row(row), table=materialized.home_table())
+        run_on("primary", lambda hbase: hbase.row(row), table=materialized.home_table())
 
     outcomes: Counter[str] = Counter()
 

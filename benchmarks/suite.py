@@ -1,0 +1,20 @@
+"""The benches ``manage.py bench`` runs, by subcommand name."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from benchmarks import (
+    events,
+    failover,
+    feed,
+    graph,
+    legacy_import,
+    shards,
+    site,
+    smartfeed,
+    split,
+)
+
+BENCHES: dict[str, ModuleType] = {bench.NAME: bench for bench in (
+    shards, graph, feed, events, smartfeed, failover, split, legacy_import, site)}
