@@ -72,7 +72,7 @@ def _aim(case: schemathesis.Case, world: World) -> None:
 
 
 @schema.parametrize()
-@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
 def test_api_conforms_to_its_schema(case: schemathesis.Case, world: World) -> None:
     _aim(case, world)
     case.call_and_validate(headers={"Authorization": f"Token {world.caller.token}"})

@@ -221,6 +221,6 @@ class GraphMachine(RuleBasedStateMachine):
 
 
 GraphMachine.TestCase.settings = settings(
-    max_examples=25, stateful_step_count=25, deadline=None, database=None,
+    max_examples=20, stateful_step_count=20, deadline=None, database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 test_graph_matches_the_model = GraphMachine.TestCase
