@@ -35,8 +35,8 @@ from pins.actions import create_board, create_pin, create_pinner
 from pins.demo import demo_pictures
 from sharding import outbox
 from sharding.hosts import atomic, cursor
-from sharding.mappings import now_sequence
 from sharding.topology import current_map
+from toolkit.clock import now_us
 from toolkit.commands import Bounded
 from toolkit.queue import raw_publish
 
@@ -133,7 +133,7 @@ def _relay_throughput(count: int) -> dict[str, Any]:
     broker.declare_queue(BENCH_QUEUE, ensure=True)
     try:
         publisher.flush_and_mark()  # this process's events, then any other process's left over
-        leftover, cutoff = Relay(), now_sequence()
+        leftover, cutoff = Relay(), now_us()
         while leftover.relay_host(alias, created_before_us=cutoff):
             pass  # (a follow whose Redis write failed leaves its event to the relay)
         _write_rows(shard, count)

@@ -52,8 +52,8 @@ from pins.selectors import get_pin
 from pins.types import USER
 from sharding import objects
 from sharding.hosts import cursor
-from sharding.mappings import now_sequence
 from sharding.topology import current_map
+from toolkit.clock import now_us
 from toolkit.commands import Bounded
 
 SETUP_THREADS = 16
@@ -150,7 +150,7 @@ def _followers(board: int, count: int) -> list[int]:
             for index in part:
                 user = objects.create(USER, random.choice(shards), {
                     "username": f"benchfan{index}", "display_name": "", "about": "",
-                    "created": timestamp_text(now_sequence())})
+                    "created": timestamp_text(now_us())})
                 follow_board(user, board)
                 made.append(user)
             return made
@@ -272,7 +272,7 @@ def _medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
 def _page(owner: int, board: int, samples: int) -> dict[str, Any]:
     reader = create_pinner(f"benchreader{uuid.uuid4().hex[:12]}", None).user_id
     pins = _page_pins(board, owner)
-    fill_feed([reader], pins, now_sequence())
+    fill_feed([reader], pins, now_us())
     feed_page(reader, limit=PAGE)
 
     def raw(_: int) -> None:
@@ -292,7 +292,7 @@ def _page(owner: int, board: int, samples: int) -> dict[str, Any]:
 
 def _page_pins(board: int, owner: int) -> list[int]:
     """50 pin objects on random shards, so hydration spans hosts as real feeds do."""
-    now = now_sequence()
+    now = now_us()
     return [bench_pin(board, owner, now, i) for i in range(PAGE)]
 
 

@@ -50,7 +50,7 @@ from pins.types import BOARD_HAS_PINS, USER
 from sharding import mappings
 from sharding.hosts import cursor
 from sharding.ids import compose
-from sharding.mappings import now_sequence
+from toolkit.clock import now_us
 
 SEED_BATCH = 50_000
 PAGE = 50
@@ -91,7 +91,7 @@ def _planning(followers: int, pins: int, raw_rows_per_s: float) -> dict[str, Any
         timings, messages = [], []
         try:
             for index in range(pins + 1):
-                created = now_sequence()
+                created = now_us()
                 pin = _pin(board, owner, created, index)
                 with _counted() as sent:
                     started = time.perf_counter()
@@ -130,7 +130,7 @@ def _seeded_followers(owner: int, count: int) -> Iterator[None]:
     the owner's follower set, written straight into Redis and deleted afterwards."""
     instance = topology.master_for(vshard_of(owner))
     key = user_key(owner, FOLLOWERS)
-    now = now_sequence()
+    now = now_us()
     try:
         for start in range(0, count, SEED_BATCH):
             admin.write_values(instance, {key: {
@@ -181,7 +181,7 @@ def _pages(samples: int) -> dict[str, Any]:
     fan = create_pinner(f"benchfan{uuid.uuid4().hex[:12]}", None).user_id
     pushed_board = create_board(owner, "Pushed").id
     boards = [create_board(owner, f"Pulled {index}").id for index in range(PULLED_BOARDS)]
-    now = now_sequence()
+    now = now_us()
     # Pushed entries every 10 µs, pulled pins in between, so a page mixes both.
     pushed = [_pin(pushed_board, owner, now - 10 * i, i) for i in range(PAGE)]
     fill_feed([plain, fan], pushed, now, spacing=10)
@@ -233,7 +233,7 @@ DEEP_BOARDS = 3
 def _deep(samples: int) -> dict[str, Any]:
     cap = int(feed_settings.CAP)
     reader = create_pinner(f"benchdeep{uuid.uuid4().hex[:12]}", None).user_id
-    now = now_sequence()
+    now = now_us()
     per_board = (cap + 2 * PAGE) // (DEEP_FOLLOWEES * DEEP_BOARDS) + 1
     boards: list[tuple[int, int]] = []
     for _ in range(DEEP_FOLLOWEES):

@@ -18,8 +18,8 @@ from pins.domain import timestamp_text
 from pins.types import PIN
 from sharding import objects
 from sharding.ids import MAX_LOCAL, compose
-from sharding.mappings import now_sequence
 from sharding.topology import current_map
+from toolkit.clock import now_us
 
 
 @contextmanager
@@ -39,10 +39,10 @@ def raw_batch_put(name: str, fans: list[int]) -> dict[str, Any]:
     rows = [row_key(user) for user in fans]
     with connection("primary") as conn:
         hbase = conn.table(name)
-        column = Entry(now_sequence(), 0).column
+        column = Entry(now_us(), 0).column
         start = time.perf_counter()
         for offset in range(0, len(rows), chunk):
-            batch = hbase.batch(timestamp=now_sequence())
+            batch = hbase.batch(timestamp=now_us())
             for row in rows[offset:offset + chunk]:
                 batch.put(row, {column: b""})
             batch.send()

@@ -44,7 +44,7 @@ from pins.actions import create_board, create_pin, create_pinner
 from pins.demo import demo_pictures
 from pins.types import USER
 from sharding import ids
-from sharding.mappings import now_sequence
+from toolkit.clock import now_us
 from toolkit.commands import Bounded
 
 BENCH_LOCAL = 1 << 34
@@ -107,7 +107,7 @@ def _to_bench_queue(send: Callable[[list[Any]], None]) -> Callable[[list[Any]], 
 
 def _content() -> list[int]:
     """Sixty real pins (pages hydrate them from the shards)."""
-    owner = create_pinner(f"smartbench{now_sequence() % 10**9}", None).user_id
+    owner = create_pinner(f"smartbench{now_us() % 10**9}", None).user_id
     board = create_board(owner, "Smart feed bench").id
     pictures = demo_pictures(7)
     return [create_pin(owner, board, f"bench pin {n}", "", "", pictures[n % len(pictures)]).id
@@ -117,7 +117,7 @@ def _content() -> list[int]:
 def _inserts(users: list[int], pins: list[int], total: int) -> dict[str, Any]:
     rounds = max(1, total // CHUNK)
     chunk = users[:CHUNK]
-    now = now_sequence()
+    now = now_us()
     columns = [affinity_column("p", 1), affinity_column("b", 2), affinity_column("i", 3)]
 
     def pool_writes(n: int) -> None:
@@ -150,7 +150,7 @@ def _fill(readers: list[int], pins: list[int]) -> None:
     """Pools of 150 entries per source and a materialized feed of 50 pins per reader."""
     for user in readers:
         pools.clear(user)
-    now = now_sequence()
+    now = now_us()
     batch: list[Insert] = []
     for user in readers:
         for source in SOURCES:

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 
 from events.conf import events_settings
 from sharding import outbox
-from sharding.mappings import now_sequence
 from sharding.topology import current_map
+from toolkit.clock import now_us
 
 BATCH = 1000
 HOUR_US = 3600 * 1_000_000
@@ -23,7 +23,7 @@ HOUR_US = 3600 * 1_000_000
 
 def kept_since() -> int:
     """Sent rows older than this (µs) are purged: ``RETENTION_HOURS`` ago."""
-    return now_sequence() - int(events_settings.RETENTION_HOURS) * HOUR_US
+    return now_us() - int(events_settings.RETENTION_HOURS) * HOUR_US
 
 
 def covers(since_us: int) -> bool:

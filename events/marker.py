@@ -18,7 +18,7 @@ from typing import Protocol
 from events.conf import events_settings
 from sharding import outbox
 from sharding.exceptions import ShardingError
-from sharding.mappings import now_sequence
+from toolkit.clock import now_us
 from toolkit.threads import ProcessThread
 
 log = logging.getLogger("pinsite.events")
@@ -57,7 +57,7 @@ class Marker:
         marked = 0
         for alias, ids in pending.items():
             try:
-                marked += outbox.mark_sent(alias, ids, now_sequence())
+                marked += outbox.mark_sent(alias, ids, now_us())
             except ShardingError as exc:
                 log.warning("marking %d event(s) sent on %s failed (%s); the relay will "
                             "send them again", len(ids), alias, exc)

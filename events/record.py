@@ -26,7 +26,7 @@ from events import marker, registry
 from events.conf import events_settings, hold
 from sharding import outbox
 from sharding.hosts import after_commit, transaction_alias
-from sharding.mappings import now_sequence
+from toolkit.clock import now_us
 from toolkit.queue import BROKER_ERRORS, send_all
 
 log = logging.getLogger("pinsite.events")
@@ -54,7 +54,7 @@ def record(shard: int, name: str, *, publish_on_commit: bool = True, **payload: 
         raise RuntimeError(f"event {name} must be recorded inside a transaction on shard "
                            f"{shard} (sharding.hosts.atomic)")
     row_id = None if _without_outbox() else outbox.insert(alias, shard, name, payload,
-                                                          now_sequence())
+                                                          now_us())
     event = Event(alias, row_id, shard, name, payload)
     if publish_on_commit:
         _batch_of_transaction(alias).append(event)

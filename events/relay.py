@@ -27,8 +27,8 @@ from events import journal, registry
 from events.conf import events_settings, hold
 from sharding import outbox
 from sharding.exceptions import ShardingError
-from sharding.mappings import now_sequence
 from sharding.topology import current_map
+from toolkit.clock import now_us
 from toolkit.queue import BROKER_ERRORS, send_all
 
 log = logging.getLogger("pinsite.events")
@@ -93,7 +93,7 @@ class Relay:
         """Publish one batch of ``alias``'s unsent rows written before ``created_before_us``
         (default: the grace period ago), then mark them sent."""
         if created_before_us is None:
-            created_before_us = now_sequence() - events_settings.RELAY_GRACE_MS * 1000
+            created_before_us = now_us() - events_settings.RELAY_GRACE_MS * 1000
         ready: list[tuple[outbox.Row, list[Message[Any]]]] = []
         after = 0
         while not ready:
@@ -105,7 +105,7 @@ class Relay:
             after = rows[-1].id  # a batch of nothing but failing rows: look past it
         send_all(message for _, messages in ready for message in messages)
         hold(events_settings.HOLD_BEFORE_MARK_MS)
-        outbox.mark_sent(alias, [row.id for row, _ in ready], now_sequence())
+        outbox.mark_sent(alias, [row.id for row, _ in ready], now_us())
         self.sent += len(ready)
         return len(ready)
 

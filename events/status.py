@@ -16,8 +16,8 @@ from django.db import connections
 from events.conf import events_settings
 from sharding import outbox
 from sharding.exceptions import ShardingError
-from sharding.mappings import now_sequence
 from sharding.topology import current_map
+from toolkit.clock import now_us
 
 MINUTE_US = 60 * 1_000_000
 
@@ -38,7 +38,7 @@ class HostBacklog:
 
 
 def host_backlog(alias: str) -> HostBacklog:
-    now = now_sequence()
+    now = now_us()
     try:
         counts = outbox.counts(alias, now - MINUTE_US)
     except ShardingError as exc:

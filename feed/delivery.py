@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from feed import sources, storage, trim
 from feed.schema import Entry
 from feed.store.pools import Cluster
-from sharding.mappings import now_sequence
+from toolkit.clock import now_us
 
 CELLS_PER_WRITE = 20_000
 """Feed cells per batch put of a backlog (users x pins)."""
@@ -52,7 +52,7 @@ def check_backlog(board_id: int, entries: Sequence[Entry], followers: Sequence[i
                   ) -> Backlog:
     """Which of ``followers`` still follow the board and which of ``entries`` still exist
     (once for every cluster the backlog is then written to)."""
-    checked_us = now_sequence()
+    checked_us = now_us()
     receiving = sorted(sources.followers_among(board_id, followers))
     alive = sources.existing_pins(entry.pin_id for entry in entries) if receiving else {}
     return Backlog(receiving, [entry for entry in entries if entry.pin_id in alive],

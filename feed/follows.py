@@ -22,7 +22,7 @@ from feed import sources, storage, trim
 from feed.conf import backfill_pins, cap, slack
 from feed.schema import Entry
 from feed.store.pools import Cluster
-from sharding.mappings import now_sequence
+from toolkit.clock import now_us
 
 
 def follow(cluster: Cluster, follower_id: int, target_kind: str, target_id: int,
@@ -63,7 +63,7 @@ def unfollow(cluster: Cluster, follower_id: int, target_kind: str, target_id: in
         storage.change_feed(cluster, follower_id, action_time_us, remove=sorted(
             marked, key=lambda entry: entry.qualifier))
     if dead:
-        storage.change_feed(cluster, follower_id, now_sequence(), remove=dead)
+        storage.change_feed(cluster, follower_id, now_us(), remove=dead)
     removed = marked.union(dead)
     return replace(row, entries=[entry for entry in row.entries if entry not in removed]).is_short()
 

@@ -41,7 +41,7 @@ from feed.deadletters import QueueDepth
 from feed.exceptions import FeedError
 from feed.store import observations
 from feed.store.pools import CLUSTERS, Cluster
-from sharding.mappings import now_sequence
+from toolkit.clock import now_us
 
 log = logging.getLogger("pinsite.feed")
 BUCKET_SECONDS = 10
@@ -151,7 +151,7 @@ def delivered(cluster: Cluster, pin_id: int, created_us: int, count: int,
 
 def lag_of(created_us: int) -> float:
     """Seconds from ``created_us`` until now."""
-    return max(0, now_sequence() - created_us) / 1e6
+    return max(0, now_us() - created_us) / 1e6
 
 
 def _finish(cluster: Cluster, pin_id: int, created_us: int, member: str, count: int,

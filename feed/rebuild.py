@@ -21,7 +21,7 @@ from feed import sources, storage, trim
 from feed.schema import Entry, newest_first
 from feed.store.pools import Cluster
 from graph.edgelog import follower_lock
-from sharding.mappings import now_sequence
+from toolkit.clock import now_us
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def target(user_id: int) -> Target:
 def rebuild(cluster: Cluster, user_id: int) -> Rebuilt:
     """Make the user's feed on ``cluster`` equal to :func:`target`."""
     with follower_lock(user_id):
-        now = now_sequence()
+        now = now_us()
         goal = target(user_id)
         row = storage.read_feed(cluster, user_id)
         wanted = set(goal.entries)

@@ -17,7 +17,7 @@ from events.registry import Payload, subscribe
 from feed import tasks
 from graph.events import FOLLOW_CHANGED
 from pins.events import BOARD_DELETED, PIN_CREATED, PIN_DELETED, USER_DELETED
-from sharding.mappings import now_sequence
+from toolkit.clock import now_us
 
 log = logging.getLogger("pinsite.feed")
 Messages = list[Message[Any]]
@@ -35,7 +35,7 @@ def on_pin_deleted(p: Payload) -> Messages:
                   "be addressed and stay until trimmed (reads skip them)", p["pin_id"])
         return []
     return [tasks.fan_out_removal.message(p["pin_id"], p["board_id"], p["created_at_us"],
-                                          now_sequence())]
+                                          now_us())]
 
 
 def on_follow_changed(p: Payload) -> Messages:
@@ -45,7 +45,7 @@ def on_follow_changed(p: Payload) -> Messages:
 
 
 def on_board_deleted(p: Payload) -> Messages:
-    return [tasks.forget_board.message(p["board_id"], p["owner_id"], now_sequence())]
+    return [tasks.forget_board.message(p["board_id"], p["owner_id"], now_us())]
 
 
 def on_user_deleted(p: Payload) -> Messages:

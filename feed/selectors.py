@@ -23,10 +23,9 @@ from feed.speculative import speculative
 from feed.storage import FeedRow, Window, read_feed, read_window
 from feed.store.pools import Cluster
 from pins.domain import Page, Pin
-from pins.selectors import get_user, pinner_by_username
 from pins.types import USER
-from sharding import ids, objects
-from sharding.exceptions import InvalidObjectId
+from sharding import objects
+from sharding.ids import parse_id
 from sharding.mappings import MAX_PAGE
 
 READ_AHEAD = 2
@@ -37,7 +36,7 @@ ties may be incomplete), and the cursor's own pin is read again."""
 def feed_page(user_id: int | str, limit: int | None = None, after: str | None = None,
               ) -> Page[Pin]:
     """A page of the user's following feed, newest first, after the cursor ``after``."""
-    user = checked_user(user_id)
+    user = parse_id(user_id, USER)
     size = page_size(limit)
     entries = feed_entries(user, decode_cursor(after) if after else None, size + 1)
     window = entries[:size]
@@ -85,7 +84,7 @@ def _pushed_below(window: Window, count: int, deep: bool) -> bytes | None:
 def feed_head(user_id: int | str, cluster: Cluster | None = None) -> FeedRow:
     """The whole stored feed of a user (entries, horizon, write counter), from ``cluster`` or
     read speculatively."""
-    user = checked_user(user_id)
+    user = parse_id(user_id, USER)
 
     def read(name: Cluster) -> FeedRow:
         return read_feed(name, user)
@@ -103,25 +102,6 @@ def hydrate_ids(pin_ids: list[int]) -> list[Pin]:
     ``objects.get_many``)."""
     found = objects.get_many(pin_ids)
     return [Pin.from_json(pin_id, found[pin_id]) for pin_id in pin_ids if pin_id in found]
-
-
-def resolve_user(user: str) -> int:
-    """A user ID as given, or the ID of the pinner called ``user`` (``feed show demo``);
-    :class:`~pins.exceptions.NotFound` for an unknown username or user ID."""
-    if user.strip().isdigit():
-        user_id = checked_user(user)
-        get_user(user_id)
-        return user_id
-    return pinner_by_username(user).user_id
-
-
-def checked_user(user_id: int | str) -> int:
-    try:
-        value = ids.parse(user_id)
-        ids.expect_type(value, USER)
-    except (InvalidObjectId, ValueError) as exc:
-        raise InvalidFeedInput(f"{user_id!r} is not a user ID.") from exc
-    return value
 
 
 def page_size(limit: int | None) -> int:

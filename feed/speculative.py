@@ -11,9 +11,7 @@ small share of reads goes to the standby first to keep its caches warm.
 
 from __future__ import annotations
 
-import os
 import random
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -25,14 +23,14 @@ from feed.conf import feed_settings
 from feed.exceptions import FeedUnavailable
 from feed.store.pools import Cluster
 from toolkit.metrics import FEED_READS
+from toolkit.processes import ProcessLocal
 
 T = TypeVar("T")
 SUSPECT_SECONDS = 1.0
 
 _coin = random.Random()  # its own generator: reads on other threads leave the global one alone
-_lock = threading.Lock()
-_executor: ThreadPoolExecutor | None = None
-_executor_pid: int | None = None
+_executor = ProcessLocal(lambda: ThreadPoolExecutor(
+    max_workers=int(feed_settings.READ_THREADS), thread_name_prefix="feed-read"))
 
 
 @dataclass
@@ -114,10 +112,4 @@ def _submit(read: Callable[[Cluster], T], cluster: Cluster) -> Future[T]:
 
 
 def _pool() -> ThreadPoolExecutor:
-    global _executor, _executor_pid
-    with _lock:
-        if _executor is None or _executor_pid != os.getpid():
-            _executor = ThreadPoolExecutor(max_workers=int(feed_settings.READ_THREADS),
-                                           thread_name_prefix="feed-read")
-            _executor_pid = os.getpid()
-        return _executor
+    return _executor.get()

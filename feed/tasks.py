@@ -24,7 +24,7 @@ from feed import delivery, fanout, follows, observe, pulled, rebuild, sources, s
 from feed.conf import cap, count_delay_ms
 from feed.deadletters import QueueDepth, queue_depths
 from feed.store.pools import CLUSTERS, Cluster
-from sharding.mappings import now_sequence
+from toolkit.clock import now_us
 from toolkit.metrics import FANOUT_LAG
 from toolkit.queue import BATCH, declared_queues, send_all
 
@@ -112,7 +112,7 @@ def _unfollow(cluster: Cluster, follower_id: int, target_kind: str, target_id: i
 def _forget_user(cluster: Cluster, user_id: int, again: bool = True) -> None:
     """Delete a deleted user's feed row; once more after the delayed write counting, which
     may still add a counter for deliveries that were under way."""
-    storage.delete_feed(cluster, user_id, now_sequence())
+    storage.delete_feed(cluster, user_id, now_us())
     if again:
         forget_user[cluster].send_with_options(args=(user_id, False),
                                                delay=2 * (count_delay_ms() or 0) + 1000)

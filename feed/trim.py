@@ -22,7 +22,7 @@ from __future__ import annotations
 from feed import storage
 from feed.conf import cap, slack
 from feed.store.pools import Cluster
-from sharding.mappings import now_sequence
+from toolkit.clock import now_us
 
 
 def reserve() -> int:
@@ -65,7 +65,7 @@ def trim(cluster: Cluster, user_id: int) -> int:
     row = storage.read_feed(cluster, user_id)
     extra = row.entries[keep():]
     if extra:
-        storage.change_feed(cluster, user_id, now_sequence(), remove=extra,
+        storage.change_feed(cluster, user_id, now_us(), remove=extra,
                             horizons=[extra[0].qualifier])
     if row.writes:
         storage.reset_writes(cluster, user_id, row.writes)

@@ -30,8 +30,9 @@ from sharding import mappings
 from sharding.exceptions import ShardingError
 from sharding.hosts import alias_for_shard, atomic, cursor, schema_name, send_unanswered
 from sharding.ids import MAX_LOCAL, compose, shard_of
-from sharding.mappings import MappingTable, now_sequence
+from sharding.mappings import MappingTable
 from sharding.mysql.pipeline import AnswerRejected
+from toolkit.clock import now_us
 
 Row = tuple[int, int, int]
 
@@ -99,7 +100,7 @@ def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
 
 def record_user_follow(follower: int, target: int) -> LogChange:
     with atomic(shard_of(follower)):
-        now = now_sequence()
+        now = now_us()
         added = mappings.add(USER_FOLLOWS_USER, follower, target, now)
         time_us = now if added else _sequence(USER_FOLLOWS_USER, follower, target)
         board_follows = board_follows_of_owner(follower, target)
@@ -109,7 +110,7 @@ def record_user_follow(follower: int, target: int) -> LogChange:
 
 def record_user_unfollow(follower: int, target: int) -> LogChange:
     with atomic(shard_of(follower)):
-        now = now_sequence()
+        now = now_us()
         removed = mappings.remove(USER_FOLLOWS_USER, follower, target)
         cleared = list(_of_owner(USER_UNFOLLOWS_BOARD, follower, target))
         for board in cleared:
@@ -122,7 +123,7 @@ def record_user_unfollow(follower: int, target: int) -> LogChange:
 
 def record_board_follow(follower: int, board: int, owner: int) -> LogChange:
     with atomic(shard_of(follower)):
-        now = now_sequence()
+        now = now_us()
         added = mappings.add(USER_FOLLOWS_BOARD, follower, board, now)
         time_us = now if added else _sequence(USER_FOLLOWS_BOARD, follower, board)
         unmarked = mappings.remove(USER_UNFOLLOWS_BOARD, follower, board)
@@ -134,7 +135,7 @@ def record_board_follow(follower: int, board: int, owner: int) -> LogChange:
 
 def record_board_unfollow(follower: int, board: int, owner: int) -> LogChange:
     with atomic(shard_of(follower)):
-        now = now_sequence()
+        now = now_us()
         removed = mappings.remove(USER_FOLLOWS_BOARD, follower, board)
         follows_owner = mappings.contains(USER_FOLLOWS_USER, follower, owner)
         marked = follows_owner and mappings.add(USER_UNFOLLOWS_BOARD, follower, board, now)
@@ -147,7 +148,7 @@ def record_board_forget(follower: int, board: int, owner: int) -> LogChange:
     """A deleted board's rows of one follower go: its follow and its unfollow mark. An explicit
     follow that goes is announced as an unfollow (the feed sweeps the board's pins)."""
     with atomic(shard_of(follower)):
-        now = now_sequence()
+        now = now_us()
         removed = mappings.remove(USER_FOLLOWS_BOARD, follower, board)
         unmarked = mappings.remove(USER_UNFOLLOWS_BOARD, follower, board)
         follows_owner = mappings.contains(USER_FOLLOWS_USER, follower, owner)
@@ -163,7 +164,7 @@ def _event(changed: bool, follower: int, target: int, kind: TargetKind, action: 
 
 def _sequence(table: MappingTable, from_id: int, to_id: int) -> int:
     sequence = mappings.sequence_of(table, from_id, to_id)
-    return now_sequence() if sequence is None else sequence
+    return now_us() if sequence is None else sequence
 
 
 def board_follows_of_owner(follower: int, owner: int) -> dict[int, int]:

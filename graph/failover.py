@@ -45,7 +45,7 @@ from graph.exceptions import GraphError, PromotionError, VShardMapConflict, VSha
 from graph.keys import RECONCILING, STAMP
 from graph.store import admin, sentinel
 from graph.vshardmap import VShardMap
-from sharding.mappings import now_sequence
+from toolkit.clock import now_us
 from toolkit.waiting import until
 
 SENTINEL = "Redis Sentinel"
@@ -180,7 +180,7 @@ def stamp_masters() -> list[dict[str, Any]]:
         masters = topology.current_map().masters()
     except GraphError:
         return []
-    now = now_sequence()
+    now = now_us()
     for instance in masters:
         with suppress(GraphError):
             admin.write_stamp(instance, STAMP, now)
@@ -275,7 +275,7 @@ def _roles(current: VShardMap, instance: str) -> tuple[str, str]:
 def _drain(old: str, replica: str, wait: float) -> int | None:
     """Pause writes on the old master and wait until the replica has all of them; the time
     (µs) the pause began, or None if the replica did not catch up."""
-    paused_at = now_sequence()
+    paused_at = now_us()
     try:
         admin.pause_writes(old, wait + 10)
         target = int(admin.replication(old).get("master_repl_offset", 0))

@@ -29,7 +29,7 @@ from pins.interests import Interest, all_interests, interest, interest_by_id
 from sharding import mappings, slices
 from sharding.hosts import atomic
 from sharding.ids import shard_of
-from sharding.mappings import now_sequence
+from toolkit.clock import now_us
 
 FOLLOWER_SLICES = slices.SliceMap(InterestSlice, "interest_id")
 """The shards holding slices of each interest's followers."""
@@ -51,7 +51,7 @@ def follow_interest(follower_id: int | str, slug: str) -> InterestFollowChange:
     follower, topic = _inputs(follower_id, slug)
     FOLLOWER_SLICES.ensure(topic.id, shard_of(follower))
     with atomic(shard_of(follower)):
-        now = now_sequence()
+        now = now_us()
         added = mappings.add(USER_FOLLOWS_INTEREST, follower, topic.id, now)
         slices.add(INTEREST_FOLLOWED_BY_USER, topic.id, follower, now)
         if added:
@@ -113,7 +113,7 @@ def slice_shards(slug: str) -> list[int]:
 
 def _unfollow(follower: int, topic: Interest) -> InterestFollowChange:
     with atomic(shard_of(follower)):
-        now = now_sequence()
+        now = now_us()
         removed = mappings.remove(USER_FOLLOWS_INTEREST, follower, topic.id)
         slices.remove(INTEREST_FOLLOWED_BY_USER, topic.id, follower)
         if removed:

@@ -1,7 +1,8 @@
 """Checking the users and boards a graph call names: ID types, existence, board owners.
 
-IDs of the wrong type and malformed IDs raise :class:`InvalidGraphInput`; IDs of users or
-boards that do not exist raise :class:`GraphNotFound`. Objects come from the object store
+IDs of the wrong type and malformed IDs raise
+:class:`~sharding.exceptions.MalformedObjectId` (:func:`sharding.ids.parse_id`); IDs of users
+or boards that do not exist raise :class:`GraphNotFound`. Objects come from the object store
 (object cache first), in one batch per call.
 
 >>> board_owners([144959613005987841])
@@ -13,32 +14,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from graph.exceptions import GraphNotFound, InvalidGraphInput
+from graph.exceptions import GraphNotFound
 from pins.types import BOARD, USER
-from sharding import ids, objects
-from sharding.exceptions import InvalidObjectId, ShardNotOpen
-from sharding.ids import MAX_ID, MAX_LOCAL, MAX_TYPE, TYPE_SHIFT, ObjectType
-
-
-def checked(value: int | str, object_type: ObjectType) -> int:
-    """``value`` as an ID of ``object_type``, or :class:`InvalidGraphInput`."""
-    if type(value) is int and 0 < value <= MAX_ID and value & MAX_LOCAL \
-            and (value >> TYPE_SHIFT) & MAX_TYPE == object_type.type_id:
-        return value
-    try:
-        object_id = ids.parse(value)
-        ids.expect_type(object_id, object_type)
-    except InvalidObjectId as exc:
-        raise InvalidGraphInput(f"{value!r} is not a {object_type.name} ID") from exc
-    return object_id
+from sharding import objects
+from sharding.exceptions import ShardNotOpen
+from sharding.ids import parse_id
 
 
 def user_id(value: int | str) -> int:
-    return checked(value, USER)
+    return parse_id(value, USER)
 
 
 def board_id(value: int | str) -> int:
-    return checked(value, BOARD)
+    return parse_id(value, BOARD)
 
 
 def user_ids(values: Iterable[int | str]) -> list[int]:

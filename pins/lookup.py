@@ -1,5 +1,6 @@
-"""Loading and re-storing one content object by ID. Every way an ID can be wrong (malformed,
-wrong type, shard not open, no such object) becomes :class:`~pins.exceptions.NotFound`.
+"""Loading and re-storing one content object by ID. An ID no object of the type can have is
+:class:`~sharding.exceptions.MalformedObjectId` (400); one whose shard is not open or whose
+object does not exist is :class:`~pins.exceptions.NotFound`.
 
 >>> board_id, data = load("144959613005987841", BOARD)
 """
@@ -8,24 +9,14 @@ from __future__ import annotations
 
 from pins.domain import JSONObject
 from pins.exceptions import NotFound
-from sharding import ids, objects
-from sharding.exceptions import ObjectNotFound, ShardNotOpen, UnknownObjectType
-from sharding.ids import ObjectType
-
-
-def checked_id(object_id: int | str, object_type: ObjectType) -> int:
-    """``object_id`` as an integer ID of ``object_type``, or :class:`NotFound`."""
-    try:
-        value = ids.parse(object_id)
-        ids.expect_type(value, object_type)
-    except (ValueError, UnknownObjectType) as exc:
-        raise NotFound(f"{object_id!r} is not a {object_type.name} ID.") from exc
-    return value
+from sharding import objects
+from sharding.exceptions import ObjectNotFound, ShardNotOpen
+from sharding.ids import ObjectType, parse_id
 
 
 def load(object_id: int | str, object_type: ObjectType) -> tuple[int, JSONObject]:
     """The checked ID and stored JSON of an object of ``object_type``, or :class:`NotFound`."""
-    value = checked_id(object_id, object_type)
+    value = parse_id(object_id, object_type)
     try:
         data = objects.get(value)
     except ShardNotOpen as exc:

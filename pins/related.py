@@ -19,7 +19,6 @@ from typing import Any
 
 from pins.domain import Pin
 from pins.images import image_pin
-from pins.lookup import checked_id
 from pins.types import (
     BOARD_HAS_PINS,
     PIN,
@@ -27,6 +26,7 @@ from pins.types import (
     REPIN_COUNTED_FOR_RELATED,
 )
 from sharding import mappings, objects
+from sharding.ids import parse_id
 
 RELATED_LIMIT = 100
 """Related pins kept per pin (the strongest)."""
@@ -59,7 +59,7 @@ def record_repin(repin_id: int) -> int:
 def related_pins(pin_id: int | str, limit: int = 20) -> list[tuple[Pin, int]]:
     """The pins most related to ``pin_id`` with their weights, strongest first (pins that
     were deleted meanwhile are skipped)."""
-    value = checked_id(pin_id, PIN)
+    value = parse_id(pin_id, PIN)
     data = objects.get(value)
     if data is None:
         return []

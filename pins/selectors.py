@@ -23,7 +23,7 @@ from pins.domain import Board, JSONObject, Page, Pin, User
 from pins.exceptions import InvalidContent, NotFound
 from pins.interest_pins import interest_pin_ids
 from pins.interests import interest
-from pins.lookup import checked_id, load
+from pins.lookup import load
 from pins.models import Pinner
 from pins.types import (
     BOARD,
@@ -35,7 +35,8 @@ from pins.types import (
     USER_HAS_PINS,
 )
 from sharding import ids, mappings, objects
-from sharding.exceptions import ShardNotOpen
+from sharding.exceptions import MalformedObjectId, ShardNotOpen
+from sharding.ids import parse_id
 from sharding.mappings import (
     MAX_PAGE,
     Entry,
@@ -55,6 +56,31 @@ def pinner_by_username(username: str) -> Pinner:
     if pinner is None:
         raise NotFound(f"No pinner is called {username!r}.")
     return pinner
+
+
+def resolve_user(text: str) -> int:
+    """The user ``text`` names, by user ID or by username (commands and operator pages:
+    ``feed show demo``). Usernames may be all digits: an ID that names no user is also tried
+    as a username. Digits that are no user ID and no username are
+    :class:`~sharding.exceptions.MalformedObjectId`; anything else that names nobody is
+    :class:`NotFound`."""
+    named = (Pinner.objects.filter(account__username__iexact=text.strip())
+             .values_list("user_id", flat=True).first())
+    try:
+        user_id = parse_id(text, USER)
+    except MalformedObjectId:
+        if named is not None:
+            return int(named)
+        if text.strip().isdigit():
+            raise
+        raise NotFound(f"No pinner is called {text.strip()!r}.") from None
+    try:
+        get_user(user_id)
+    except NotFound:
+        if named is None:
+            raise
+        return int(named)
+    return user_id
 
 
 def pinner_of_account(account: AbstractBaseUser | AnonymousUser) -> Pinner | None:
@@ -159,7 +185,7 @@ def board_covers(board_ids: Iterable[int]) -> dict[int, Pin]:
     then ONE ``objects.get_many`` for all the covers."""
     newest: dict[int, int] = {}
     for board_id in board_ids:
-        entries = mappings.page(BOARD_HAS_PINS, checked_id(board_id, BOARD), limit=1)
+        entries = mappings.page(BOARD_HAS_PINS, parse_id(board_id, BOARD), limit=1)
         if entries.ids:
             newest[board_id] = entries.ids[0]
     found = objects.get_many(newest.values())
@@ -185,7 +211,7 @@ def repin_count(pin_id: int | str) -> int:
 
 def _page(table: MappingTable, from_id: int | str, limit: int | None, after: str | None,
           build: Callable[[int, JSONObject], T]) -> Page[T]:
-    owner = checked_id(from_id, table.from_type)
+    owner = parse_id(from_id, table.from_type)
     size = _page_size(limit)
     try:
         entries = mappings.page(table, owner, limit=size, after=after or None)
@@ -217,7 +243,7 @@ def _page_size(limit: Any) -> int:
 
 
 def _count(table: MappingTable, from_id: int | str) -> int:
-    owner = checked_id(from_id, table.from_type)
+    owner = parse_id(from_id, table.from_type)
     try:
         return mappings.count(table, owner)
     except ShardNotOpen as exc:

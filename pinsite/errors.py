@@ -3,8 +3,9 @@
 so they answer alike. Each glue layer adds its own content errors (``pins.exceptions``) and
 its own rendering.
 
-Order matters where the groups overlap: a not-found or invalid-input error of a store is also
-one of its errors, so check those first and :data:`UNAVAILABLE` last.
+Order matters where the groups overlap: a malformed ID is also an invalid one, and a
+not-found or invalid-input error of a store is also one of its errors, so check
+:data:`STORE_INVALID` first, then :data:`STORE_NOT_FOUND`, and :data:`UNAVAILABLE` last.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from graph.exceptions import GraphError, GraphNotFound, InvalidGraphInput
 from pinsite.serving.attempts import LimiterUnavailable
 from sharding.exceptions import (
     InvalidObjectId,
+    MalformedObjectId,
     ObjectNotFound,
     ShardingError,
     ShardNotOpen,
@@ -25,12 +27,13 @@ from sharding.exceptions import (
 
 Kinds = tuple[type[BaseException], ...]
 
+STORE_INVALID: Kinds = (MalformedObjectId, InvalidGraphInput, InvalidFeedInput)
+"""Input refused: an ID given that no object of the wanted type can have
+(:func:`sharding.ids.parse_id`), or what the graph or the feed refuses: 400."""
+
 STORE_NOT_FOUND: Kinds = (InvalidObjectId, ObjectNotFound, ShardNotOpen, UnknownObjectType,
                           GraphNotFound)
-"""A malformed, wrong-type or unknown ID as the stores see it: 404."""
-
-STORE_INVALID: Kinds = (InvalidGraphInput, InvalidFeedInput)
-"""Input the graph or the feed refuses: 400."""
+"""No such object, or an ID the stores found they cannot use: 404."""
 
 UNAVAILABLE: Kinds = (LimiterUnavailable, ShardingError, GraphError, FeedError, OperationalError,
                       InterfaceError, BrokerError)

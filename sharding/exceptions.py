@@ -11,6 +11,12 @@ class InvalidObjectId(ShardingError, ValueError):
     """An ID (or one of its parts) is out of range, or not of the expected type."""
 
 
+class MalformedObjectId(InvalidObjectId):
+    """An ID given as input (a URL, a query, a body, a command line) that no object of the
+    wanted type can have: not a number, out of range, or another type's. A 400 everywhere
+    (:func:`sharding.ids.parse_id` is the one parser that raises it)."""
+
+
 class UnknownObjectType(ShardingError, LookupError):
     """No object type is registered under that number or name."""
 

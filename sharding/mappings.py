@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from sharding.conf import sharding_settings
 from sharding.exceptions import ShardingError
 from sharding.hosts import after_commit, alias_for_shard, cursor, in_transaction, schema_name
 from sharding.ids import ObjectType, expect_type
+from toolkit.clock import now_us
 
 MAX_PAGE = 1000
 
@@ -86,11 +86,6 @@ class Page:
         return [entry.to_id for entry in self.entries]
 
 
-def now_sequence() -> int:
-    """The current time in microseconds: the default sequence of a new edge."""
-    return time.time_ns() // 1000
-
-
 def encode_cursor(entry: Entry) -> str:
     raw = f"{entry.sequence}.{entry.to_id}".encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
@@ -128,7 +123,7 @@ def add(table: MappingTable, from_id: int, to_id: int, sequence: int | None = No
     alias, name, shard = _location(table, from_id)
     with cursor(alias, shard) as c:
         c.execute(f"INSERT IGNORE INTO {name} (from_id, to_id, sequence) VALUES (%s, %s, %s)",
-                  [from_id, to_id, now_sequence() if sequence is None else sequence])
+                  [from_id, to_id, now_us() if sequence is None else sequence])
         added = c.rowcount > 0
     _forget_on_commit(alias, table, from_id)
     return added
@@ -144,7 +139,7 @@ def add_many(table: MappingTable, edges: Sequence[tuple[int, int]], batch: int =
     for shard, found in by_shard.items():
         alias, name, _ = _location(table, found[0][0])  # routed once per shard
         for start in range(0, len(found), batch):
-            chunk, now = found[start:start + batch], now_sequence()
+            chunk, now = found[start:start + batch], now_us()
             with cursor(alias, shard) as c:
                 c.execute(f"INSERT IGNORE INTO {name} (from_id, to_id, sequence) VALUES "
                           + ",".join(["(%s, %s, %s)"] * len(chunk)),

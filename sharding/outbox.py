@@ -7,8 +7,8 @@ shard rows beside it, and a relay polls a few tables instead of thousands. Each 
 logical shard whose change it announces.
 
 >>> with atomic(shard) as alias:
-...     row_id = insert(alias, shard, "pin_created", {"pin_id": 1}, now_sequence())
->>> [row.name for row in unsent(alias, limit=100, created_before_us=now_sequence())]
+...     row_id = insert(alias, shard, "pin_created", {"pin_id": 1}, now_us())
+>>> [row.name for row in unsent(alias, limit=100, created_before_us=now_us())]
 ['pin_created']
 """
 

@@ -30,7 +30,7 @@ from feed.smart.conf import smart_settings
 from feed.smart.schema import SOURCES, Source
 from feed.smart.scoring import US_PER_HOUR, Candidate, Mix, mix
 from sharding import objects
-from sharding.mappings import now_sequence
+from toolkit import clock
 
 HISTORY = 5
 
@@ -81,7 +81,7 @@ def generate(user_id: int, now_us: int | None = None, limit: int | None = None) 
     most ``limit`` pins (the page's size): a chunk never spills past the page it is shown on,
     so what it takes from the pools is all on that page."""
     started = time.perf_counter()
-    now = now_us if now_us is not None else now_sequence()
+    now = now_us if now_us is not None else clock.now_us()
     due = intake.pull_celebrities(user_id)
     state = pools.read_state(user_id)
     size = chunk_size(state, now)

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import bisect
 import logging
-import os
-import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -29,20 +27,22 @@ from dramatiq import Message
 
 from feed.exceptions import FeedUnavailable
 from feed.schema import decode_cursor, encode_cursor
-from feed.selectors import checked_user, hydrate_ids, page_size
+from feed.selectors import hydrate_ids, page_size
 from feed.smart import generator, health, materialized, tasks
 from feed.smart.conf import budget_seconds, smart_settings
 from feed.smart.schema import Shown
 from feed.speculative import speculative
 from pins.domain import Pin
-from sharding.mappings import now_sequence
+from pins.types import USER
+from sharding.ids import parse_id
+from toolkit.clock import now_us
+from toolkit.processes import ProcessLocal
 from toolkit.queue import BROKER_ERRORS, send_all
 
 log = logging.getLogger("pinsite.smartfeed")
 
-_lock = threading.Lock()
-_executor: ThreadPoolExecutor | None = None
-_executor_pid: int | None = None
+_executor = ProcessLocal(lambda: ThreadPoolExecutor(
+    max_workers=int(smart_settings.GENERATOR_THREADS), thread_name_prefix="smartfeed-generator"))
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class HomePage:
 def home_page(user_id: int | str, limit: int | None = None, after: str | None = None,
               ) -> HomePage:
     """A page of the user's smart feed: new pins first, then what was shown before."""
-    user = checked_user(user_id)
+    user = parse_id(user_id, USER)
     size = page_size(limit)
     if after:
         start = decode_cursor(after)
@@ -72,7 +72,7 @@ def home_page(user_id: int | str, limit: int | None = None, after: str | None = 
 
 def _first_page(user: int, size: int) -> HomePage:
     started = time.perf_counter()
-    now = now_sequence()
+    now = now_us()
     pending = _generators().submit(generator.generate, user, now, size)
     try:
         shown: list[Shown] | None = speculative(lambda cluster: materialized.read(cluster, user))
@@ -139,10 +139,4 @@ def _send(messages: list[Message[Any]]) -> None:
 
 
 def _generators() -> ThreadPoolExecutor:
-    global _executor, _executor_pid
-    with _lock:
-        if _executor is None or _executor_pid != os.getpid():
-            _executor = ThreadPoolExecutor(max_workers=int(smart_settings.GENERATOR_THREADS),
-                                           thread_name_prefix="smartfeed-generator")
-            _executor_pid = os.getpid()
-        return _executor
+    return _executor.get()

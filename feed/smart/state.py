@@ -19,12 +19,12 @@ from feed.smart.conf import smart_settings
 from feed.smart.schema import SOURCES
 from feed.smart.scoring import score
 from feed.speculative import speculative
-from sharding.mappings import now_sequence
+from toolkit.clock import now_us
 
 
 def state_of(user_id: int, top: int = 10) -> dict[str, Any]:
     """Everything the operator pages show about one pinner's smart feed (JSON-safe)."""
-    now = now_sequence()
+    now = now_us()
     return {"user_id": str(user_id), "pools": _pools(user_id, top, now),
             "materialized": _materialized(user_id, top)}
 

@@ -11,8 +11,6 @@ Driver errors become :class:`~feed.exceptions.ObservationsUnavailable`.
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -22,6 +20,7 @@ from django.conf import settings
 
 from feed.conf import feed_settings
 from feed.exceptions import ObservationsUnavailable
+from toolkit.processes import ProcessLocal
 
 T = TypeVar("T")
 TIMEOUT_SECONDS = 0.5
@@ -68,32 +67,26 @@ redis.call('EXPIRE', KEYS[2], ARGV[5])
 return closed
 """
 
-_lock = threading.Lock()
-_client: tuple[int, redis.Redis] | None = None
-_scripts: dict[str, Any] = {}
+def _connect() -> tuple[redis.Redis, dict[str, Any]]:
+    connection = redis.Redis.from_url(
+        settings.REDIS_CACHE, db=int(feed_settings.OBSERVE_DB),
+        socket_timeout=TIMEOUT_SECONDS, socket_connect_timeout=TIMEOUT_SECONDS,
+        decode_responses=True)
+    return connection, {"register": connection.register_script(REGISTER),
+                        "finish": connection.register_script(FINISH)}
+
+
+_connection = ProcessLocal(_connect)
 
 
 def client() -> redis.Redis:
     """This process's client (a fresh one after a fork)."""
-    global _client
-    with _lock:
-        if _client is None or _client[0] != os.getpid():
-            connection = redis.Redis.from_url(
-                settings.REDIS_CACHE, db=int(feed_settings.OBSERVE_DB),
-                socket_timeout=TIMEOUT_SECONDS, socket_connect_timeout=TIMEOUT_SECONDS,
-                decode_responses=True)
-            _client = (os.getpid(), connection)
-            _scripts.clear()
-            _scripts.update(register=connection.register_script(REGISTER),
-                            finish=connection.register_script(FINISH))
-        return _client[1]
+    return _connection.get()[0]
 
 
 def reset() -> None:
     """Forget this process's client (tests that change ``OBSERVE_DB`` or the address)."""
-    global _client
-    with _lock:
-        _client = None
+    _connection.clear()
 
 
 def register(keys: Sequence[str], members: Sequence[str], keep_seconds: int) -> None:
@@ -181,8 +174,7 @@ def read_with_samples(buckets: Sequence[str], lists: Sequence[str],
 
 
 def _script(name: str) -> Any:
-    client()
-    return _scripts[name]
+    return _connection.get()[1][name]
 
 
 def _call(run: Callable[[], T]) -> T:

@@ -16,9 +16,7 @@ driver error becomes :class:`~feed.exceptions.FeedUnavailable`, with the origina
 
 from __future__ import annotations
 
-import os
 import socket
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from typing import Literal, TypeVar
@@ -32,6 +30,7 @@ from feed.conf import feed_settings
 from feed.exceptions import FeedUnavailable
 from feed.schema import table_name
 from toolkit.metrics import store_call
+from toolkit.processes import PerProcess
 
 T = TypeVar("T")
 Cluster = Literal["primary", "standby"]
@@ -45,9 +44,15 @@ DDL_TIMEOUT_MS = 60_000
 # What the Thrift (v1) gateway speaks: buffered transport, binary protocol.
 WIRE: dict[str, str] = {"transport": "buffered", "protocol": "binary", "compat": "0.98"}
 
-_lock = threading.Lock()
-_pools: dict[tuple[str, int], happybase.ConnectionPool] = {}
-_owner_pid: int | None = None
+
+def _new_pool(where: tuple[str, int]) -> happybase.ConnectionPool:
+    host, port = where
+    return happybase.ConnectionPool(int(feed_settings.POOL_SIZE), host=host, port=port,
+                                    autoconnect=False, timeout=int(feed_settings.TIMEOUT_MS),
+                                    **WIRE)
+
+
+_pools: PerProcess[tuple[str, int], happybase.ConnectionPool] = PerProcess(_new_pool)
 
 
 def address(cluster: AnyCluster) -> tuple[str, int]:
@@ -112,29 +117,15 @@ def run(cluster: AnyCluster, operation: Callable[[happybase.Table], T], *,
 
 def reset() -> None:
     """Forget every pool of this process (their connections close when collected)."""
-    with _lock:
-        _pools.clear()
+    _pools.clear()
 
 
 def _pool(cluster: AnyCluster) -> happybase.ConnectionPool:
     """The pool of the cluster's current address (settings may change in tests)."""
-    global _owner_pid
-    host, port = address(cluster)
-    with _lock:
-        if _owner_pid != os.getpid():
-            _pools.clear()
-            _owner_pid = os.getpid()
-        pool = _pools.get((host, port))
-    if pool is not None:
-        return pool
     try:
-        pool = happybase.ConnectionPool(
-            int(feed_settings.POOL_SIZE), host=host, port=port, autoconnect=False,
-            timeout=int(feed_settings.TIMEOUT_MS), **WIRE)
+        return _pools.get(address(cluster))
     except DRIVER_ERRORS as exc:
         raise _unavailable(cluster, exc) from exc
-    with _lock:
-        return _pools.setdefault((host, port), pool)
 
 
 def _stale(exc: BaseException) -> bool:

@@ -9,8 +9,6 @@ True
 
 from __future__ import annotations
 
-import os
-import threading
 from typing import Any
 
 import redis
@@ -21,35 +19,23 @@ from redis.retry import Retry
 from graph.conf import graph_settings
 from graph.topology import address_of
 from toolkit.metrics import store_call
+from toolkit.processes import PerProcess
 
 
 class Pools:
     """``instance name → redis.Redis`` (each with its own pool) for the current process."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._clients: dict[str, redis.Redis] = {}
-        self._pid = 0
+        self._clients: PerProcess[str, redis.Redis] = PerProcess(_new_client)
 
     def client(self, instance: str) -> redis.Redis:
-        if self._pid == os.getpid():
-            found = self._clients.get(instance)
-            if found is not None:
-                return found
-        with self._lock:
-            if self._pid != os.getpid():
-                self._clients, self._pid = {}, os.getpid()
-            if instance not in self._clients:
-                self._clients[instance] = _new_client(instance)
-            return self._clients[instance]
+        return self._clients.get(instance)
 
     def close(self) -> None:
         """Disconnect every pool of this process (tests, shutdown)."""
-        with self._lock:
-            if self._pid == os.getpid():
-                for found in self._clients.values():
-                    found.close()
-            self._clients = {}
+        for found in self._clients.mine():
+            found.close()
+        self._clients.clear()
 
 
 class TimedRedis(redis.Redis):

@@ -13,7 +13,7 @@ from pins.validation import clean_board_name, clean_description
 from sharding import mappings, objects
 from sharding.hosts import atomic
 from sharding.ids import shard_of
-from sharding.mappings import now_sequence
+from toolkit.clock import now_us
 
 
 def create_board(owner_id: int, name: str, description: str = "",
@@ -21,7 +21,7 @@ def create_board(owner_id: int, name: str, description: str = "",
     """Create a board on the owner's shard and list it first in the owner's boards; its
     ``interest`` (a taxonomy slug, optional) is carried by the pins made on it."""
     owner_id, _ = load(owner_id, USER)
-    created_us = now_sequence()
+    created_us = now_us()
     data = {"owner_id": owner_id, "name": clean_board_name(name),
             "description": clean_description(description), "created": timestamp_text(created_us),
             "interest": clean_interest(interest)}

@@ -26,8 +26,8 @@ from pins.validation import (
 from sharding import objects
 from sharding.hosts import atomic
 from sharding.ids import shard_of
-from sharding.mappings import now_sequence
 from sharding.topology import current_map
+from toolkit.clock import now_us
 
 
 def create_pinner(username: str, password: str | None, email: str = "",
@@ -45,7 +45,7 @@ def create_pinner(username: str, password: str | None, email: str = "",
     _check_username_free(username)
     user_id = objects.create(USER, random_open_shard(), {
         "username": username, "display_name": display_name, "about": "",
-        "created": timestamp_text(now_sequence()),
+        "created": timestamp_text(now_us()),
     })
     try:
         return _create_index_row(username, password, email, user_id)

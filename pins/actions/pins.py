@@ -31,7 +31,8 @@ from pins.validation import clean_description, clean_link, clean_title
 from sharding import mappings, objects
 from sharding.hosts import atomic
 from sharding.ids import shard_of
-from sharding.mappings import MappingTable, now_sequence
+from sharding.mappings import MappingTable
+from toolkit.clock import now_us
 
 logger = logging.getLogger("pinsite.pins")
 
@@ -137,7 +138,7 @@ def _image_fields(stored: StoredImage) -> JSONObject:
 
 def _insert_pin(pinner_id: int, board_id: int, fields: JSONObject,
                 source_pin_id: int | None) -> Pin:
-    created_us = now_sequence()
+    created_us = now_us()
     data = {**fields, "board_id": board_id, "pinner_id": pinner_id,
             "created": timestamp_text(created_us), "source_pin_id": source_pin_id}
     shard = shard_of(board_id)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 
 from feed.selectors import feed_head, hydrate
@@ -19,7 +19,7 @@ from graph.vshards import vshard_of
 from pins import selectors as content
 from pins.actions.pinners import request_account_deletion
 from pins.domain import Pin, User, timestamp_text
-from pinsite.admin.pages import attempt, confirmed_action, render_page
+from pinsite.admin.pages import attempt, confirmed_action, pinner_of, render_page
 
 SHOWN = 20
 SET_NAMES = (
@@ -130,12 +130,9 @@ def find_pinner_page(request: HttpRequest, title: str, target: str) -> HttpRespo
     query = request.GET.get("q", "").strip()
     error = None
     if query:
-        user_id = query if query.isdigit() else None
-        if user_id is None:
-            pinner, error = attempt(lambda: content.pinner_by_username(query))
-            user_id = str(pinner.user_id) if pinner else None
+        user_id, error = attempt(lambda: content.resolve_user(query))
         if user_id is not None:
-            return redirect(target, user_id=user_id)
+            return redirect(target, user_id=str(user_id))
     return render_page(request, "pinners.html", title, {"query": query, "error": error,
                                                        "finder": request.path})
 
@@ -158,9 +155,7 @@ def follower_state(request: HttpRequest, user_id: str) -> HttpResponse:
 
 def rebuild(request: HttpRequest, user_id: str) -> HttpResponse:
     """Confirm, then restore the pinner's graph keys from the edge log."""
-    user, error = attempt(lambda: content.get_user(user_id))
-    if user is None:
-        raise Http404(error)
+    user = pinner_of(user_id)
     details = [f"Rewrites every key of {user.username} ({user.id}) and of their boards that "
                "differs from the edge log, and fixes their entries in the keys of whoever they "
                "follow. Keys that already match are left alone.",
@@ -179,9 +174,7 @@ def _rebuilt(user_id: int) -> str:
 
 def delete_account(request: HttpRequest, user_id: str) -> HttpResponse:
     """Confirm, then delete the pinner's account, as the pinner could (the same action)."""
-    user, error = attempt(lambda: content.get_user(user_id))
-    if user is None:
-        raise Http404(error)
+    user = pinner_of(user_id)
     details = [f"Signs {user.username} ({user.id}) out everywhere and disables the account at "
                "once, then deletes in the background their boards, pins and images, their "
                "follows both ways and their feeds, and finally the account: the username is "

@@ -50,7 +50,7 @@ class Described:
 
 def describe(text: str) -> Described:
     """Everything known about ``text`` as an ID; ``ValueError`` when it is not one."""
-    object_id = ids.parse(text.strip())
+    object_id = ids.parse_id(text)
     parts = ids.decompose(object_id)
     type_name = ids.types.name_of(parts.type_id) or f"unknown ({parts.type_id})"
     found = Described(object_id, parts, schema_name(parts.shard), type_name)

@@ -13,17 +13,21 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import BadRequest, PermissionDenied
 from django.db import DatabaseError
-from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from dramatiq.errors import BrokerError
 
 from feed.exceptions import FeedError
 from graph.exceptions import GraphError
+from pins import selectors as content
+from pins.domain import User
 from pins.exceptions import ContentError
-from sharding.exceptions import ShardingError
+from pins.types import USER
+from sharding.exceptions import MalformedObjectId, ShardingError
+from sharding.ids import parse_id
 
 T = TypeVar("T")
 STORE_ERRORS = (ShardingError, GraphError, FeedError, ContentError, DatabaseError, BrokerError)
@@ -44,6 +48,19 @@ def attempt(read: Callable[[], T]) -> tuple[T | None, str | None]:
         return read(), None
     except STORE_ERRORS as exc:
         return None, f"{type(exc).__name__}: {exc}"
+
+
+def pinner_of(user_id: str) -> User:
+    """The pinner an action's URL names: a 400 for a malformed ID, a 404 when no pinner has
+    it (or the store cannot say)."""
+    try:
+        parse_id(user_id, USER)
+    except MalformedObjectId as exc:
+        raise BadRequest(str(exc)) from exc
+    user, error = attempt(lambda: content.get_user(user_id))
+    if user is None:
+        raise Http404(error)
+    return user
 
 
 def confirmed_action(request: HttpRequest, *, title: str, details: list[str],

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 
 from feed.exceptions import FeedUnavailable
@@ -22,7 +22,7 @@ from feed.smart.schema import SOURCES
 from feed.smart.state import state_of
 from pins import selectors as content
 from pinsite.admin.followers import find_pinner_page
-from pinsite.admin.pages import attempt, confirmed_action, render_page
+from pinsite.admin.pages import attempt, confirmed_action, pinner_of, render_page
 
 TOP = 10
 AFFINITY_KINDS = {"p": "pinner", "b": "board", "i": "interest"}
@@ -105,9 +105,7 @@ def pinner(request: HttpRequest, user_id: str) -> HttpResponse:
 
 def rebuild(request: HttpRequest, user_id: str) -> HttpResponse:
     """Confirm, then queue a rebuild of the pinner's pools (the worker does it)."""
-    user, error = attempt(lambda: content.get_user(user_id))
-    if user is None:
-        raise Http404(error)
+    user = pinner_of(user_id)
     details = [f"Empties the pools of {user.username} ({user.id}) and refills them from the "
                "graph: the newest pins of every board and interest they follow, and the pins "
                "related to their newest saves. Pins pooled by earlier fanouts and not among "

@@ -10,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from pins import actions, selectors
+from pins.types import BOARD
 from pinsite.api.base import PageView, PinsiteView
 from pinsite.api.details import board_detail
 from pinsite.api.fields import path_id
@@ -33,13 +34,13 @@ class BoardView(PinsiteView):
     @extend_schema(responses={200: BoardDetailSerializer},
                    summary="A board with exact counts")
     def get(self, request: Request, board_id: str) -> Response:
-        return self.render(BoardDetailSerializer, board_detail(path_id(board_id, "board")))
+        return self.render(BoardDetailSerializer, board_detail(path_id(board_id, BOARD)))
 
     @extend_schema(request=BoardInput(partial=True), responses={200: BoardSerializer},
                    summary="Rename a board, change its description or interest (owner only)")
     def patch(self, request: Request, board_id: str) -> Response:
         data = self.checked(BoardInput, partial=True)
-        board = actions.update_board(self.pinner_id(), path_id(board_id, "board"),
+        board = actions.update_board(self.pinner_id(), path_id(board_id, BOARD),
                                      name=data.get("name"), description=data.get("description"),
                                      interest=_interest_change(data))
         return self.render(BoardSerializer, board)
@@ -47,7 +48,7 @@ class BoardView(PinsiteView):
     @extend_schema(request=None, responses={204: OpenApiResponse(description="Deleted.")},
                    summary="Delete a board with all its pins (owner only)")
     def delete(self, request: Request, board_id: str) -> Response:
-        actions.delete_board(self.pinner_id(), path_id(board_id, "board"))
+        actions.delete_board(self.pinner_id(), path_id(board_id, BOARD))
         return Response(status=204)
 
 
@@ -63,6 +64,6 @@ class BoardPinsView(PageView):
     summary = "A board's pins, newest first"
 
     def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
-        board = selectors.get_board(path_id(kwargs["board_id"], "board"))
+        board = selectors.get_board(path_id(kwargs["board_id"], BOARD))
         page = selectors.pins_of_board(board.id, limit=query.limit, after=query.cursor)
         return page.items, page.next_cursor

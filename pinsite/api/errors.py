@@ -46,8 +46,8 @@ TRANSLATIONS: list[Translation] = [
     (PermissionDenied, lambda exc: exceptions.PermissionDenied(str(exc))),
     (UsernameTaken, lambda exc: Conflict(exc.message)),
     (InvalidContent, lambda exc: invalid(exc.message, exc.field)),
-    (STORE_NOT_FOUND, lambda exc: exceptions.NotFound(_sentence(exc))),
     (STORE_INVALID, lambda exc: invalid(_sentence(exc))),
+    (STORE_NOT_FOUND, lambda exc: exceptions.NotFound(_sentence(exc))),
     (UNAVAILABLE, lambda exc: ServiceUnavailable(unavailable_message(exc))),
 ]
 

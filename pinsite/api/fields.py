@@ -16,12 +16,16 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
-from rest_framework import exceptions, serializers
+from rest_framework import serializers
 
-ID_PATTERN = r"^[0-9]{1,20}$"
+from sharding.exceptions import MalformedObjectId
+from sharding.ids import ID_DIGITS, ObjectType, parse_id
+
+ID_PATTERN = rf"^[0-9]{{1,{ID_DIGITS}}}$"
 ID_EXAMPLE = "241294492511762325"
 ID_SCHEMA = {"type": "string", "pattern": ID_PATTERN, "example": ID_EXAMPLE,
-             "description": "A 64-bit object ID, as a decimal string."}
+             "description": "An object ID (62 bits: shard, type and local ID), as a decimal "
+                            "string."}
 
 _CONTROL = "\\u0000-\\u001f\\u007f-\\u009f"
 _CONTROL_KEEPING_NEWLINES = "\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f"
@@ -43,22 +47,31 @@ LINK = (rf"^(https?://{_LABEL}(\.{_LABEL}){{0,5}}\.[A-Za-z]{{2,12}}(:[1-9][0-9]{
 
 @extend_schema_field(ID_SCHEMA)
 class ObjectIdField(serializers.Field):
-    """A 64-bit object ID: an ``int`` in Python, a decimal string in JSON.
+    """An object ID: an ``int`` in Python, a decimal string in JSON.
 
-    Input must be a JSON string of digits; whether it names an object of the right type is
+    Input must be a JSON string that :func:`~sharding.ids.parse_id` takes for an ID of
+    ``object_type``; anything else is a 400 naming the field. Whether the object exists is
     for the domain to say (its :class:`~pins.exceptions.NotFound` becomes a 404).
     """
 
-    default_error_messages = {"invalid": "Enter an object ID: a string of decimal digits."}
-    _syntax = re.compile(ID_PATTERN)
+    default_error_messages = {"invalid": "Enter {kind} ID: a string of decimal digits."}
+
+    def __init__(self, object_type: ObjectType | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.object_type = object_type
 
     def to_representation(self, value: int) -> str:
         return str(value)
 
     def to_internal_value(self, data: Any) -> int:
-        if not isinstance(data, str) or not self._syntax.fullmatch(data):
-            self.fail("invalid")
-        return int(data)
+        kind = f"a {self.object_type.name}" if self.object_type else "an object"
+        if not isinstance(data, str) or not re.fullmatch(ID_PATTERN, data):
+            self.fail("invalid", kind=kind)
+        try:
+            return parse_id(data, self.object_type)
+        except MalformedObjectId:
+            self.fail("invalid", kind=kind)
+            raise
 
 
 class FullMatchValidator(RegexValidator):
@@ -98,8 +111,10 @@ class RequiredTextField(TextField):
         super().__init__(**kwargs)
 
 
-def path_id(text: str, kind: str) -> int:
-    """A URL path segment as an integer ID; anything but 1 to 20 digits is a 404."""
+def path_id(text: str, object_type: ObjectType) -> int:
+    """A URL path segment as an ID of ``object_type``: 1 to 19 digits (no spaces) that
+    :func:`~sharding.ids.parse_id` takes, else :class:`~sharding.exceptions.MalformedObjectId`
+    (a 400, as for every malformed ID)."""
     if not re.fullmatch(ID_PATTERN, text):
-        raise exceptions.NotFound(f"{text[:40]!r} is not a {kind} ID.")
-    return int(text)
+        raise MalformedObjectId(f"{text[:40]!r} is not a {object_type.name} ID")
+    return parse_id(text, object_type)

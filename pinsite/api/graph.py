@@ -19,7 +19,6 @@ from graph import selectors as graph
 from graph.interests import which_interests_followed
 from pins import selectors as content
 from pins.interests import taxonomy
-from pins.lookup import checked_id
 from pins.types import BOARD, USER
 from pinsite.api.base import PageView, PinsiteView
 from pinsite.api.details import follow_entries
@@ -33,9 +32,6 @@ from pinsite.api.serializers.graph import (
     FollowerSerializer,
     FollowStateSerializer,
 )
-from sharding import ids
-from sharding.exceptions import InvalidObjectId
-from sharding.ids import ObjectType
 
 
 class FollowUserView(PinsiteView):
@@ -121,51 +117,39 @@ class BatchCheckView(PinsiteView):
         query = BatchCheckQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         me = self.pinner_id()
-        users = query.validated_data.get("users", [])
-        boards = query.validated_data.get("boards", [])
+        users = query.validated_data.get("users", {})
+        boards = query.validated_data.get("boards", {})
         slugs = [s for s in query.validated_data.get("interests", "").split(",") if s]
         known = taxonomy().by_slug
         followed = set(which_interests_followed(me, [slug for slug in slugs if slug in known]))
         return self.render(BatchCheckSerializer, {
-            "users": _answers(users, graph.which_users_followed(me, _of_type(users, USER))),
+            "users": _answers(users, graph.which_users_followed(me, list(users.values()))),
             "boards": _answers(boards, graph.which_boards_followed(
-                me, _of_type(boards, BOARD), missing_ok=True)),
+                me, list(boards.values()), missing_ok=True)),
             "interests": {slug: slug in followed for slug in slugs}})
 
 
 def _user(text: str) -> int:
     """A user that exists, for reads that do not check it themselves."""
-    return content.get_user(path_id(text, "user")).id
+    return content.get_user(path_id(text, USER)).id
 
 
 def _board(text: str) -> int:
     """A board that exists, for reads that do not check it themselves."""
-    return content.get_board(path_id(text, "board")).id
+    return content.get_board(path_id(text, BOARD)).id
 
 
 def _user_id(text: str) -> int:
     """A user ID, checked for its type only: the graph's action finds out if it exists (404)."""
-    return checked_id(path_id(text, "user"), USER)
+    return path_id(text, USER)
 
 
 def _board_id(text: str) -> int:
     """A board ID, checked for its type only: the graph finds out if it exists (404)."""
-    return checked_id(path_id(text, "board"), BOARD)
+    return path_id(text, BOARD)
 
 
-def _of_type(values: list[str], object_type: ObjectType) -> list[int]:
-    """The IDs among ``values`` of ``object_type``; the others cannot be followed."""
-    return [int(value) for value in values if _is_id_of(value, object_type)]
-
-
-def _is_id_of(value: str, object_type: ObjectType) -> bool:
-    try:
-        ids.expect_type(ids.parse(value), object_type)
-    except InvalidObjectId:
-        return False
-    return True
-
-
-def _answers(asked: list[str], followed: list[int]) -> dict[str, bool]:
-    chosen = {str(object_id) for object_id in followed}
-    return {value: str(int(value)) in chosen for value in asked}
+def _answers(asked: dict[str, int], followed: list[int]) -> dict[str, bool]:
+    """``{ID as asked: followed?}``."""
+    chosen = set(followed)
+    return {text: object_id in chosen for text, object_id in asked.items()}

@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from pins import actions, selectors
 from pins.domain import Pin
 from pins.related import RELATED_LIMIT, related_pins
+from pins.types import PIN
 from pinsite.api.base import PageView, PinsiteView
 from pinsite.api.details import pin_detail
 from pinsite.api.fields import path_id
@@ -44,13 +45,13 @@ class PinsView(PinsiteView):
 class PinView(PinsiteView):
     @extend_schema(responses={200: PinDetailSerializer}, summary="A pin with its repin count")
     def get(self, request: Request, pin_id: str) -> Response:
-        return self.render(PinDetailSerializer, pin_detail(path_id(pin_id, "pin")))
+        return self.render(PinDetailSerializer, pin_detail(path_id(pin_id, PIN)))
 
     @extend_schema(request=PinChangeInput, responses={200: PinSerializer},
                    summary="Change a pin's title, description or link (its pinner only)")
     def patch(self, request: Request, pin_id: str) -> Response:
         data = self.checked(PinChangeInput, partial=True)
-        pin = actions.update_pin(self.pinner_id(), path_id(pin_id, "pin"),
+        pin = actions.update_pin(self.pinner_id(), path_id(pin_id, PIN),
                                  title=data.get("title"), description=data.get("description"),
                                  link=data.get("link"))
         return self.render(PinSerializer, pin)
@@ -58,7 +59,7 @@ class PinView(PinsiteView):
     @extend_schema(request=None, responses={204: OpenApiResponse(description="Deleted.")},
                    summary="Delete a pin (its pinner only); its repins stay")
     def delete(self, request: Request, pin_id: str) -> Response:
-        actions.delete_pin(self.pinner_id(), path_id(pin_id, "pin"))
+        actions.delete_pin(self.pinner_id(), path_id(pin_id, PIN))
         return Response(status=204)
 
 
@@ -67,7 +68,7 @@ class RepinView(PinsiteView):
                    summary="Save a pin to one of your boards")
     def post(self, request: Request, pin_id: str) -> Response:
         data = self.checked(RepinInput)
-        pin = actions.repin(self.pinner_id(), path_id(pin_id, "pin"), data["board_id"],
+        pin = actions.repin(self.pinner_id(), path_id(pin_id, PIN), data["board_id"],
                             data.get("title"))
         return _created(self, pin)
 
@@ -77,7 +78,7 @@ class PinRepinsView(PageView):
     summary = "The repins made directly from a pin, newest first"
 
     def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
-        pin = selectors.get_pin(path_id(kwargs["pin_id"], "pin"))
+        pin = selectors.get_pin(path_id(kwargs["pin_id"], PIN))
         page = selectors.repins_of(pin.id, limit=query.limit, after=query.cursor)
         return page.items, page.next_cursor
 
@@ -99,7 +100,7 @@ class RelatedPinsView(PinsiteView):
     def get(self, request: Request, pin_id: str) -> Response:
         query = RelatedQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        pin = selectors.get_pin(path_id(pin_id, "pin"))
+        pin = selectors.get_pin(path_id(pin_id, PIN))
         found = related_pins(pin.id, limit=query.validated_data.get("limit", 20))
         context = {"request": request}
         return Response([{**RelatedPinSerializer(related, context=context).data,

@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from pins import selectors
+from pins.types import USER
 from pinsite.api.base import PageView, PinsiteView
 from pinsite.api.details import user_detail
 from pinsite.api.fields import path_id
@@ -22,7 +23,7 @@ class UserView(PinsiteView):
     @extend_schema(responses={200: UserDetailSerializer},
                    summary="A pinner's profile with exact counts")
     def get(self, request: Request, user_id: str) -> Response:
-        return self.render(UserDetailSerializer, user_detail(path_id(user_id, "user")))
+        return self.render(UserDetailSerializer, user_detail(path_id(user_id, USER)))
 
 
 class UserByNameView(PinsiteView):
@@ -38,7 +39,7 @@ class UserBoardsView(PageView):
     summary = "A pinner's boards, newest first"
 
     def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
-        user = selectors.get_user(path_id(kwargs["user_id"], "user"))
+        user = selectors.get_user(path_id(kwargs["user_id"], USER))
         page = selectors.boards_of(user.id, limit=query.limit, after=query.cursor)
         return page.items, page.next_cursor
 
@@ -48,6 +49,6 @@ class UserPinsView(PageView):
     summary = "Every pin a pinner made, on all their boards, newest first"
 
     def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
-        user = selectors.get_user(path_id(kwargs["user_id"], "user"))
+        user = selectors.get_user(path_id(kwargs["user_id"], USER))
         page = selectors.pins_of_user(user.id, limit=query.limit, after=query.cursor)
         return page.items, page.next_cursor

@@ -45,12 +45,12 @@ def domain_errors(view: Callable[..., Answer]) -> Callable[..., Answer | HttpRes
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> Answer | HttpResponse:
         try:
             return view(request, *args, **kwargs)
+        except BAD_REQUEST as exc:  # first: a malformed ID is also an invalid one (404)
+            return render(request, "400.html", {"exception": str(exc)}, status=400)
         except NOT_FOUND as exc:
             raise Http404(str(exc)) from exc
         except content.PermissionDenied as exc:
             raise PermissionDenied(str(exc)) from exc
-        except BAD_REQUEST as exc:
-            return render(request, "400.html", {"exception": str(exc)}, status=400)
         except UNAVAILABLE as exc:
             logger.error("a store could not serve %s %s", request.method, request.path,
                          exc_info=exc)

@@ -15,10 +15,10 @@ from feed.smart.pools import Insert
 from feed.smart.schema import Shown
 from feed.store import pools as connections
 from pins.models import Pinner
-from sharding.mappings import now_sequence
 from tests.addresses import CLOSED
 from tests.broker import rabbitmq_stopped
 from tests.feed.helpers import CapturedQueue, new_board, new_pin, new_user
+from toolkit.clock import now_us
 
 HEALTH = "/admin/operations/smartfeed/"
 
@@ -37,7 +37,7 @@ def pinner_with_smart_feed() -> tuple[int, int, int]:
     owner, reader = new_user("sfa"), new_user("sfa")
     board = new_board(owner)
     pooled, shown = new_pin(owner, board, "Pooled quiche"), new_pin(owner, board, "Shown tart")
-    now = now_sequence()
+    now = now_us()
     pools.insert([Insert(reader, "following", pooled, 1.25, now)])
     for cluster in ("primary", "standby"):  # a slow primary read falls over to the standby
         materialized.write(cluster, reader, [Shown(now, 0, shown, "interests")])

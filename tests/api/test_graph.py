@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rest_framework.test import APIClient
 
+from pins.types import BOARD, USER
+from sharding.ids import MAX_LOCAL, compose
 from tests.api.helpers import Caller, error_of, new_board, new_caller
 
 
@@ -84,12 +86,22 @@ def test_batch_check_answers_every_id_asked(alice: Caller, bob: Caller) -> None:
     board = new_board(carol)
     alice.client.put(f"/api/v1/users/{bob.id}/follow/")
     alice.client.put(f"/api/v1/boards/{board.id}/follow/")
-    response = alice.client.get(f"/api/v1/me/follows/?users={bob.id},{carol.id},{board.id}"
-                                f"&boards={board.id},1")
+    gone = compose(0, BOARD.type_id, MAX_LOCAL)
+    response = alice.client.get(f"/api/v1/me/follows/?users={bob.id},{carol.id}"
+                                f"&boards={board.id},{gone}")
     assert response.status_code == 200
     assert response.json() == {
-        "users": {bob.id: True, carol.id: False, str(board.id): False},
-        "boards": {str(board.id): True, "1": False}, "interests": {}}
+        "users": {bob.id: True, carol.id: False},
+        "boards": {str(board.id): True, str(gone): False}, "interests": {}}
+
+
+def test_batch_check_refuses_ids_no_user_or_board_can_have(alice: Caller) -> None:
+    board = new_board(alice)
+    for query, field, bad in ((f"users={alice.id},{board.id}", "users", board.id),
+                              (f"boards={board.id},1", "boards", 1)):
+        response = alice.client.get(f"/api/v1/me/follows/?{query}")
+        assert response.status_code == 400, query
+        assert str(bad) in error_of(response)["fields"][field][0]
 
 
 def test_batch_check_with_nothing_asked(alice: Caller) -> None:
@@ -109,7 +121,7 @@ def test_batch_check_caps_the_number_of_ids(alice: Caller) -> None:
     response = alice.client.get(f"/api/v1/me/follows/?interests={slugs}")
     assert error_of(response)["fields"]["interests"] == [
         "At most 100 interest slugs, comma-separated."]
-    hundred = ",".join(str(n) for n in range(1, 101))
+    hundred = ",".join(str(compose(0, USER.type_id, n)) for n in range(1, 101))
     assert alice.client.get(f"/api/v1/me/follows/?users={hundred}").status_code == 200
 
 

@@ -8,7 +8,9 @@ import pytest
 from pytest_django import Settings
 from rest_framework.test import APIClient
 
+from pins.types import BOARD, PIN, USER
 from pinsite import cursors
+from sharding.ids import MAX_LOCAL, compose
 from tests.api.helpers import Caller, error_of, new_board, new_pin, upload
 from tests.pins.helpers import image_bytes
 
@@ -21,31 +23,42 @@ BAD_IDS = ["abc", "-1", "0", "1.5", "1e5", "%20", "99999999999999999999999",
                                   "users/{}/followers/", "users/{}/following/", "boards/{}/",
                                   "boards/{}/pins/", "boards/{}/followers/", "pins/{}/",
                                   "pins/{}/repins/"])
-def test_bad_ids_in_paths_are_404(path: str, bad: str, anonymous: APIClient) -> None:
+def test_bad_ids_in_paths_are_400(path: str, bad: str, anonymous: APIClient) -> None:
     response = anonymous.get("/api/v1/" + path.format(bad))
-    assert response.status_code == 404
-    assert error_of(response)["code"] == "not_found"
+    assert response.status_code == 400
+    assert error_of(response)["code"] == "invalid"
 
 
-def test_ids_of_the_wrong_type_are_404(alice: Caller, anonymous: APIClient) -> None:
+def test_ids_of_the_wrong_type_are_400(alice: Caller, anonymous: APIClient) -> None:
     board = new_board(alice)
     pin = new_pin(alice, board)
-    assert anonymous.get(f"/api/v1/users/{board.id}/").status_code == 404
-    assert anonymous.get(f"/api/v1/boards/{pin.id}/").status_code == 404
-    assert anonymous.get(f"/api/v1/pins/{alice.id}/").status_code == 404
-    assert alice.client.put(f"/api/v1/users/{board.id}/follow/").status_code == 404
-    assert alice.client.put(f"/api/v1/boards/{alice.id}/follow/").status_code == 404
-    assert alice.client.delete(f"/api/v1/pins/{board.id}/").status_code == 404
+    assert anonymous.get(f"/api/v1/users/{board.id}/").status_code == 400
+    assert anonymous.get(f"/api/v1/boards/{pin.id}/").status_code == 400
+    assert anonymous.get(f"/api/v1/pins/{alice.id}/").status_code == 400
+    assert alice.client.put(f"/api/v1/users/{board.id}/follow/").status_code == 400
+    assert alice.client.put(f"/api/v1/boards/{alice.id}/follow/").status_code == 400
+    assert alice.client.delete(f"/api/v1/pins/{board.id}/").status_code == 400
     assert alice.client.patch(f"/api/v1/boards/{pin.id}/", {"name": "x"},
-                              format="json").status_code == 404
+                              format="json").status_code == 400
+    response = alice.client.post(f"/api/v1/pins/{pin.id}/repin/", {"board_id": str(pin.id)},
+                                 format="json")
+    assert response.status_code == 400 and "board_id" in error_of(response)["fields"]
+
+
+def test_ids_nothing_has_are_404(alice: Caller, anonymous: APIClient) -> None:
+    gone = {kind: compose(0, kind.type_id, MAX_LOCAL) for kind in (USER, BOARD, PIN)}
+    assert anonymous.get(f"/api/v1/users/{gone[USER]}/").status_code == 404
+    assert anonymous.get(f"/api/v1/boards/{gone[BOARD]}/").status_code == 404
+    assert anonymous.get(f"/api/v1/pins/{gone[PIN]}/").status_code == 404
+    assert alice.client.put(f"/api/v1/users/{gone[USER]}/follow/").status_code == 404
 
 
 @pytest.mark.parametrize("bad", ["abc", "x" * 500, "2" * 21])
-def test_bad_ids_in_follow_calls_are_404(bad: str, alice: Caller) -> None:
+def test_bad_ids_in_follow_calls_are_400(bad: str, alice: Caller) -> None:
     for kind in ("users", "boards"):
         for method in ("get", "put", "delete"):
             response = getattr(alice.client, method)(f"/api/v1/{kind}/{bad}/follow/")
-            assert response.status_code == 404, (kind, method)
+            assert response.status_code == 400, (kind, method)
 
 
 @pytest.mark.parametrize("cursor", ["!!!", "bm90LWEtY3Vyc29y", "MTIz", "x" * 201, "a b",
@@ -152,7 +165,8 @@ def test_pin_upload_with_missing_or_bad_fields_is_400(fields: dict[str, str],
 
 
 def test_pin_upload_to_a_board_that_does_not_exist_is_404(alice: Caller) -> None:
-    response = alice.client.post("/api/v1/pins/", {"board_id": "99999999999999999999",
+    gone = compose(0, BOARD.type_id, MAX_LOCAL)
+    response = alice.client.post("/api/v1/pins/", {"board_id": str(gone),
                                                    "title": "Lost", "image": upload()},
                                  format="multipart")
     assert response.status_code == 404

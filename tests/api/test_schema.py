@@ -29,7 +29,7 @@ def test_every_id_is_a_string_of_digits(schema: dict[str, Any]) -> None:
            if name == "id" or name.endswith("_id")]
     assert len(ids) > 10
     for name, value in ids:
-        assert value["type"] == "string" and value["pattern"] == "^[0-9]{1,20}$", name
+        assert value["type"] == "string" and value["pattern"] == "^[0-9]{1,19}$", name
 
 
 def test_path_ids_are_strings_of_digits(schema: dict[str, Any]) -> None:

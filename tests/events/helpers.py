@@ -11,8 +11,8 @@ from events.record import Event
 from events.registry import Payload, subscribe, unsubscribe
 from sharding import outbox
 from sharding.hosts import atomic, cursor
-from sharding.mappings import now_sequence
 from sharding.topology import current_map
+from toolkit.clock import now_us
 
 
 @contextmanager
@@ -54,7 +54,7 @@ def stale_row(age_seconds: float, name: str = "tests_stale") -> Iterator[tuple[s
     alias = current_map().masters()[0]
     shard = current_map().shards_of(alias)[0]
     with atomic(shard):
-        row_id = outbox.insert(alias, shard, name, {}, now_sequence() - int(age_seconds * 1e6))
+        row_id = outbox.insert(alias, shard, name, {}, now_us() - int(age_seconds * 1e6))
     try:
         yield alias, row_id
     finally:

@@ -21,11 +21,11 @@ from events.relay import Relay
 from pins.events import PIN_CREATED
 from sharding import outbox
 from sharding.hosts import cursor
-from sharding.mappings import now_sequence
 from sharding.topology import current_map
 from tests.broker import rabbitmq_stopped
 from tests.events.helpers import recorded, stale_row
 from tests.feed.helpers import new_board, new_pin, new_user
+from toolkit.clock import now_us
 
 NOW_AND_LATER = 2**62
 
@@ -107,7 +107,7 @@ def _in_thread(work: object) -> None:
 
 def test_sent_rows_are_purged_after_the_retention_period_and_unsent_ones_never() -> None:
     with stale_row(48 * 3600) as (alias, unsent_id), stale_row(48 * 3600) as (_, sent_id):
-        outbox.mark_sent(alias, [sent_id], now_sequence() - 25 * 3600 * 10**6)
+        outbox.mark_sent(alias, [sent_id], now_us() - 25 * 3600 * 10**6)
         Relay()._purge(alias)
         with cursor(alias) as c:
             c.execute(f"SELECT id FROM {outbox.TABLE} WHERE id IN (%s, %s)",

@@ -13,7 +13,6 @@ from feed.schema import Entry
 from feed.store.pools import CLUSTERS
 from graph.actions import follow_user, unfollow_board
 from pins.actions import delete_pin
-from sharding.mappings import now_sequence
 from tests.feed.helpers import (
     board_with_followers,
     feed_ids,
@@ -22,12 +21,13 @@ from tests.feed.helpers import (
     new_user,
 )
 from tests.feed.running import RunningQueue
+from toolkit.clock import now_us
 
 
 def test_a_delivery_writes_the_pin_into_every_following_feed() -> None:
     owner, board, followers = board_with_followers(3)
     pin = new_pin(owner, board)
-    assert delivery.deliver("primary", pin, board, now_sequence(), followers) == sorted(followers)
+    assert delivery.deliver("primary", pin, board, now_us(), followers) == sorted(followers)
     assert all(feed_ids(follower) == [pin] for follower in followers)
 
 
@@ -35,7 +35,7 @@ def test_a_delivery_skips_users_who_no_longer_follow_the_board() -> None:
     owner, board, followers = board_with_followers(2)
     pin = new_pin(owner, board)
     unfollow_board(followers[0], board)
-    assert delivery.deliver("primary", pin, board, now_sequence(), followers) == [followers[1]]
+    assert delivery.deliver("primary", pin, board, now_us(), followers) == [followers[1]]
     assert feed_ids(followers[0]) == [] and feed_ids(followers[1]) == [pin]
 
 
@@ -44,14 +44,14 @@ def test_a_delivery_reaches_the_owners_followers() -> None:
     fan = new_user()
     follow_user(fan, owner)
     pin = new_pin(owner, board)
-    delivery.deliver("standby", pin, board, now_sequence(), [fan])
+    delivery.deliver("standby", pin, board, now_us(), [fan])
     assert feed_ids(fan, "standby") == [pin]
 
 
 def test_delivering_twice_stores_the_pin_once() -> None:
     owner, board, followers = board_with_followers(1)
     pin = new_pin(owner, board)
-    created = now_sequence()
+    created = now_us()
     for _ in range(2):
         delivery.deliver("primary", pin, board, created, followers)
     assert feed_ids(followers[0]) == [pin]
@@ -61,14 +61,14 @@ def test_a_deleted_pin_is_not_delivered() -> None:
     owner, board, followers = board_with_followers(1)
     pin = new_pin(owner, board)
     delete_pin(owner, pin)
-    assert delivery.deliver("primary", pin, board, now_sequence(), followers) == []
+    assert delivery.deliver("primary", pin, board, now_us(), followers) == []
     assert feed_ids(followers[0]) == []
 
 
 def test_a_retraction_masks_a_delivery_that_arrives_after_it() -> None:
     owner, board, followers = board_with_followers(1)
     pin = new_pin(owner, board)
-    created = now_sequence()
+    created = now_us()
     delivery.retract("primary", pin, created, created + 10, followers)
     delivery.deliver("primary", pin, board, created, followers)
     assert feed_ids(followers[0]) == []
@@ -97,7 +97,7 @@ def test_a_deliverys_count_waits_the_count_delay_in_the_delay_queue(
     owner, board, followers = board_with_followers(2)
     pin = new_pin(owner, board)
     flush_feed_queues()
-    tasks.deliver_pin["standby"].fn(pin, board, now_sequence(), followers)
+    tasks.deliver_pin["standby"].fn(pin, board, now_us(), followers)
     [depth] = queue_depths(["feed_standby"])
     assert (depth.ready, depth.delayed) == (ready, delayed)
 
@@ -105,7 +105,7 @@ def test_a_deliverys_count_waits_the_count_delay_in_the_delay_queue(
 def test_retracting_reports_feeds_that_held_the_pin_in_their_complete_part() -> None:
     owner, board, followers = board_with_followers(2)
     pin = new_pin(owner, board)
-    created = now_sequence()
+    created = now_us()
     delivery.deliver("primary", pin, board, created, followers)
     older = Entry(created_us=created - 5, pin_id=1)
     storage.change_feed("primary", followers[0], created, horizons=[older.qualifier])

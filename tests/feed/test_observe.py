@@ -24,7 +24,6 @@ from feed.exceptions import ObservationsUnavailable
 from feed.middleware import held_retries
 from feed.speculative import speculative
 from feed.store import observations
-from sharding.mappings import now_sequence
 from tests.feed.helpers import (
     CapturedQueue,
     board_with_followers,
@@ -33,6 +32,7 @@ from tests.feed.helpers import (
     new_pin,
 )
 from tests.polling import wait_until
+from toolkit.clock import now_us
 
 pytestmark = pytest.mark.usefixtures("observations_db")
 
@@ -79,7 +79,7 @@ def test_no_samples_have_no_percentile_and_tiny_or_huge_lags_are_clamped() -> No
 # --- Recording on the real Redis ----------------------------------------------------------
 
 def test_a_delivery_before_planning_ends_does_not_close_the_fanout() -> None:
-    tracking = observe.FanoutTracking(pin_id=10**15 + 1, created_us=now_sequence())
+    tracking = observe.FanoutTracking(pin_id=10**15 + 1, created_us=now_us())
     tracking.register([0])
     observe.delivered("primary", tracking.pin_id, tracking.created_us, 3, chunk=0)
     assert _fanouts("primary") == 0
@@ -88,7 +88,7 @@ def test_a_delivery_before_planning_ends_does_not_close_the_fanout() -> None:
 
 
 def test_a_closed_fanout_keeps_its_set_only_for_minutes() -> None:
-    tracking = observe.FanoutTracking(pin_id=10**15 + 2, created_us=now_sequence())
+    tracking = observe.FanoutTracking(pin_id=10**15 + 2, created_us=now_us())
     tracking.register([0])
     key = observe.fanout_key(tracking.pin_id, "primary")
 

@@ -9,9 +9,9 @@ from feed import rebuild, storage
 from feed.schema import Entry
 from graph.actions import follow_board, unfollow_board
 from pins.actions import delete_pin
-from sharding.mappings import now_sequence
 from tests.feed.helpers import feed_ids, feed_ids_on_both, new_board, new_pin, new_user
 from tests.feed.running import RunningQueue
+from toolkit.clock import now_us
 
 
 def _two_boards_followed() -> tuple[int, int, int, int]:
@@ -27,10 +27,10 @@ def test_a_rebuild_restores_a_damaged_feed(running: RunningQueue,
     owner, follower, first, _ = _two_boards_followed()
     pins = [new_pin(owner, first) for _ in range(3)]
     running.settle()
-    stray = Entry(created_us=now_sequence(), pin_id=pins[0] + 1000)
-    storage.change_feed("primary", follower, now_sequence(), add=[stray],
+    stray = Entry(created_us=now_us(), pin_id=pins[0] + 1000)
+    storage.change_feed("primary", follower, now_us(), add=[stray],
                         remove=[Entry(0, 0)])
-    storage.change_feed("primary", follower, 1, remove=[Entry(now_sequence(), pins[1])])
+    storage.change_feed("primary", follower, 1, remove=[Entry(now_us(), pins[1])])
     done = rebuild.rebuild("primary", follower)
     assert feed_ids(follower) == pins[::-1]
     assert done.removed == 1

@@ -10,13 +10,13 @@ from feed import storage, trim
 from feed.schema import Entry
 from feed.store.pools import CLUSTERS
 from graph.actions import follow_board
-from sharding.mappings import now_sequence
 from tests.feed.helpers import feed_ids, new_board, new_pin, new_user
 from tests.feed.running import RunningQueue
+from toolkit.clock import now_us
 
 
 def _fill(user: int, count: int) -> list[Entry]:
-    base = now_sequence()
+    base = now_us()
     entries = [Entry(created_us=base + i, pin_id=1000 + i) for i in range(count)]
     storage.add_entries("primary", {user: entries}, timestamp=base)
     storage.count_writes("primary", {user: count})

@@ -24,7 +24,6 @@ from feed.store import pools
 from feed.store.pools import CLUSTERS, Cluster
 from graph.actions import follow_board, follow_user
 from pins.actions import delete_pin
-from sharding.mappings import now_sequence
 from tests.feed.helpers import (
     board_with_followers,
     feed_ids,
@@ -34,6 +33,7 @@ from tests.feed.helpers import (
     new_user,
 )
 from tests.polling import wait_until
+from toolkit.clock import now_us
 
 pytestmark = pytest.mark.slow
 
@@ -180,7 +180,7 @@ def test_reads_succeed_from_the_standby_while_the_primary_is_down_and_it_catches
 
 def test_a_pooled_connection_survives_a_restart_of_its_server() -> None:
     user = new_user()
-    storage.add_entries("standby", {user: [Entry(now_sequence(), 7)]}, timestamp=now_sequence())
+    storage.add_entries("standby", {user: [Entry(now_us(), 7)]}, timestamp=now_us())
     assert feed_ids(user, "standby") == [7]
     stack = Stack(settings.PROFILE)
     stack.stop("hbase2")

@@ -16,6 +16,7 @@ from graph.exceptions import GraphNotFound, GraphUnavailable, InvalidGraphInput
 from graph.tables import USER_FOLLOWS_BOARD, USER_FOLLOWS_USER, USER_UNFOLLOWS_BOARD
 from pins.types import BOARD, USER
 from sharding import mappings
+from sharding.exceptions import MalformedObjectId
 from sharding.ids import compose, shard_of
 from tests.events.helpers import recorded
 from tests.graph.helpers import held_follower_lock, new_board, new_user
@@ -182,12 +183,12 @@ def test_following_your_own_board_is_rejected() -> None:
 
 def test_a_board_id_where_a_user_id_belongs_is_rejected() -> None:
     ann = new_user()
-    with pytest.raises(InvalidGraphInput, match="not a user ID"):
+    with pytest.raises(MalformedObjectId, match="not a user ID"):
         actions.follow_user(ann, new_board(ann))
 
 
 def test_a_malformed_id_is_rejected() -> None:
-    with pytest.raises(InvalidGraphInput, match="not a user ID"):
+    with pytest.raises(MalformedObjectId, match="'alice' is not a user ID"):
         actions.follow_user("alice", new_user())
 
 

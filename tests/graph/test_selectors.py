@@ -7,6 +7,7 @@ import pytest
 from graph import actions, selectors
 from graph.exceptions import GraphNotFound, InvalidGraphInput
 from pins.types import BOARD
+from sharding.exceptions import MalformedObjectId
 from sharding.ids import compose
 from tests.graph.helpers import new_board, new_user
 
@@ -148,5 +149,5 @@ def test_board_followers_among_rechecks_a_batch_of_users() -> None:
 
 def test_a_user_id_where_a_board_id_belongs_is_rejected() -> None:
     ann = new_user()
-    with pytest.raises(InvalidGraphInput, match="not a board ID"):
+    with pytest.raises(MalformedObjectId, match="not a board ID"):
         selectors.is_following_board(ann, ann)

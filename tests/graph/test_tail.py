@@ -7,8 +7,8 @@ from __future__ import annotations
 from graph import actions, keys, repair, selectors, tail, topology
 from graph.store import admin
 from graph.vshards import vshard_count, vshard_of
-from sharding.mappings import now_sequence
 from tests.graph.helpers import new_board, new_user
+from toolkit.clock import now_us
 
 
 def _lose(name: str, member: int, value: int | bool | None) -> None:
@@ -21,7 +21,7 @@ def _lose(name: str, member: int, value: int | bool | None) -> None:
 def test_the_tail_names_the_followers_changed_since_a_moment_on_the_vshards_asked() -> None:
     ann, bob, cat = new_user(), new_user(), new_user()
     actions.follow_user(ann, bob)
-    since = now_sequence()
+    since = now_us()
     actions.follow_user(cat, bob)
     board = new_board(bob)
     actions.follow_board(ann, board)

@@ -17,6 +17,7 @@ from pins.selectors import (
 )
 from pins.types import BOARD_HAS_PINS, USER_HAS_BOARDS
 from sharding import mappings
+from sharding.exceptions import MalformedObjectId
 from sharding.ids import shard_of
 from tests.pins.helpers import new_board, new_pin, new_pinner
 
@@ -42,10 +43,10 @@ def test_the_board_mapping_sequence_is_the_creation_time() -> None:
     assert mappings.sequence_of(USER_HAS_BOARDS, owner.user_id, board.id) == board.created_us
 
 
-def test_a_board_for_an_unknown_user_is_not_found() -> None:
+def test_a_board_for_a_board_id_as_its_owner_is_refused() -> None:
     owner = new_pinner()
     board = new_board(owner.user_id)
-    with pytest.raises(NotFound, match="not a user ID"):
+    with pytest.raises(MalformedObjectId, match="not a user ID"):
         create_board(board.id, "Not a user")
 
 
@@ -122,8 +123,8 @@ def test_only_the_owner_may_delete_a_board() -> None:
     assert get_board(board.id).id == board.id
 
 
-def test_deleting_a_pin_id_as_a_board_is_not_found() -> None:
+def test_deleting_a_pin_id_as_a_board_is_refused() -> None:
     owner = new_pinner()
     pin = new_pin(owner.user_id, new_board(owner.user_id).id)
-    with pytest.raises(NotFound, match="not a board ID"):
+    with pytest.raises(MalformedObjectId, match="not a board ID"):
         delete_board(owner.user_id, pin.id)

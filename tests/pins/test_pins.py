@@ -17,6 +17,7 @@ from pins.selectors import (
 )
 from pins.types import BOARD_HAS_PINS, PIN, USER_HAS_PINS
 from sharding import ids, mappings
+from sharding.exceptions import MalformedObjectId
 from sharding.ids import shard_of
 from sharding.topology import current_map
 from tests.pins.helpers import image_bytes, new_board, new_pin, new_pinner
@@ -72,7 +73,7 @@ def test_pinning_to_a_pin_id_instead_of_a_board_is_not_found(
         owner_and_board: tuple[int, int]) -> None:
     owner_id, board_id = owner_and_board
     pin = new_pin(owner_id, board_id)
-    with pytest.raises(NotFound, match="not a board ID"):
+    with pytest.raises(MalformedObjectId, match="not a board ID"):
         new_pin(owner_id, pin.id)
 
 
@@ -156,13 +157,13 @@ def test_deleting_a_missing_pin_is_not_found(owner_and_board: tuple[int, int]) -
 
 
 @pytest.mark.parametrize("bad_id", ["abc", "-1", 0, 2**63, "12.5"])
-def test_malformed_pin_ids_are_not_found(bad_id: object) -> None:
-    with pytest.raises(NotFound):
+def test_malformed_pin_ids_are_refused(bad_id: object) -> None:
+    with pytest.raises(MalformedObjectId, match="not a pin ID"):
         get_pin(bad_id)  # type: ignore[arg-type]
 
 
-def test_a_board_id_read_as_a_pin_is_not_found(owner_and_board: tuple[int, int]) -> None:
-    with pytest.raises(NotFound, match="not a pin ID"):
+def test_a_board_id_read_as_a_pin_is_refused(owner_and_board: tuple[int, int]) -> None:
+    with pytest.raises(MalformedObjectId, match="not a pin ID"):
         get_pin(owner_and_board[1])
 
 
@@ -177,6 +178,6 @@ def test_a_pin_id_given_as_text_is_accepted(owner_and_board: tuple[int, int]) ->
     assert get_pin(str(pin.id)).id == pin.id
 
 
-def test_a_pin_id_in_unicode_digits_is_not_found() -> None:
-    with pytest.raises(NotFound):
+def test_a_pin_id_in_unicode_digits_is_refused() -> None:
+    with pytest.raises(MalformedObjectId):
         get_pin("²")

@@ -6,9 +6,10 @@ import pytest
 from pytest_django import Settings
 
 from pins import selectors
-from pins.exceptions import InvalidContent, NotFound
+from pins.exceptions import InvalidContent
 from pins.selectors import boards_of, pins_of_board
 from sharding import objects
+from sharding.exceptions import MalformedObjectId
 from tests.pins.helpers import new_board, new_pin, new_pinner
 
 
@@ -72,15 +73,15 @@ def test_the_default_page_size_comes_from_the_content_settings(
     assert len(page.items) == 3 and page.next_cursor is not None
 
 
-def test_listing_the_boards_of_a_board_id_is_not_found(
+def test_listing_the_boards_of_a_board_id_is_refused(
         board_with_five_pins: tuple[int, list[int]]) -> None:
-    with pytest.raises(NotFound, match="not a user ID"):
+    with pytest.raises(MalformedObjectId, match="not a user ID"):
         boards_of(board_with_five_pins[0])
 
 
-def test_counting_the_pins_of_a_pin_id_is_not_found(
+def test_counting_the_pins_of_a_pin_id_is_refused(
         board_with_five_pins: tuple[int, list[int]]) -> None:
-    with pytest.raises(NotFound, match="not a board ID"):
+    with pytest.raises(MalformedObjectId, match="not a board ID"):
         selectors.board_pin_count(board_with_five_pins[1][0])
 
 

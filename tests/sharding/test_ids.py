@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from pins.types import BOARD, PIN
 from sharding import ids
-from sharding.exceptions import InvalidObjectId, UnknownObjectType
+from sharding.exceptions import InvalidObjectId, MalformedObjectId, UnknownObjectType
 
 GOLDEN = 241294492511762325
 
@@ -55,14 +55,29 @@ def test_decompose_rejects_ids_no_object_can_have(bad: int) -> None:
         ids.decompose(bad)
 
 
-@pytest.mark.parametrize("text", ["abc", "", "1.5", "-3", " ", "0x10", "²", "١٢"])
-def test_parse_rejects_text_that_is_not_an_id(text: str) -> None:
-    with pytest.raises(InvalidObjectId):
-        ids.parse(text)
+@pytest.mark.parametrize("text", ["abc", "", "1.5", "-3", " ", "0x10", "²", "١٢", "0",
+                                  "9" * 19, "1" + "0" * 19, "7" * 5000, True])
+def test_parse_id_rejects_what_is_not_an_id(text: str | bool) -> None:
+    with pytest.raises(MalformedObjectId):
+        ids.parse_id(text)
 
 
-def test_parse_accepts_an_id_as_text() -> None:
-    assert ids.parse(f" {GOLDEN} ") == GOLDEN
+def test_parse_id_accepts_an_id_as_text_or_int() -> None:
+    assert ids.parse_id(f" {GOLDEN} ") == GOLDEN == ids.parse_id(GOLDEN)
+
+
+@pytest.mark.parametrize("value", [GOLDEN, str(GOLDEN)])
+def test_parse_id_rejects_an_id_of_another_type(value: int | str) -> None:
+    with pytest.raises(MalformedObjectId, match="not a board ID"):
+        ids.parse_id(value, BOARD)
+
+
+@pytest.mark.parametrize("value", [0, -1, ids.MAX_ID + 1,
+                                   (3 << ids.SHARD_SHIFT) | 1,  # no type
+                                   (3 << ids.SHARD_SHIFT) | (2 << ids.TYPE_SHIFT)])  # no local ID
+def test_parse_id_rejects_ints_no_object_can_have(value: int) -> None:
+    with pytest.raises(MalformedObjectId):
+        ids.parse_id(value)
 
 
 def test_expect_type_rejects_an_id_of_another_type() -> None:

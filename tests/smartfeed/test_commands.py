@@ -14,8 +14,8 @@ from graph.actions import follow_board
 from pins.selectors import get_user
 from pins.types import USER
 from sharding.ids import compose
-from sharding.mappings import now_sequence
 from tests.feed.helpers import new_board, new_pin, new_user
+from toolkit.clock import now_us
 
 
 def run(*args: str) -> str:
@@ -31,7 +31,7 @@ def test_init_is_idempotent() -> None:
 def test_show_by_username_and_id_as_text_and_json() -> None:
     reader, owner = new_user("sfc"), new_user("sfc")
     pin = new_pin(owner, new_board(owner), "Shown in show")
-    pools.insert([Insert(reader, "interests", pin, 1.5, now_sequence())])
+    pools.insert([Insert(reader, "interests", pin, 1.5, now_us())])
     name = get_user(reader).username
     text = run("show", name)
     assert "pools following 0, repins 0, interests 1, related 0" in text

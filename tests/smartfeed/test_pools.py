@@ -14,8 +14,8 @@ from feed.smart import pools
 from feed.smart.pools import Insert
 from feed.smart.schema import affinity_column
 from feed.smart.scoring import score
-from sharding.mappings import now_sequence
 from tests.feed.helpers import new_user
+from toolkit.clock import now_us
 
 HOUR = 3_600_000_000
 
@@ -24,7 +24,7 @@ HOUR = 3_600_000_000
 @given(st.lists(st.tuples(st.floats(0.05, 5.0), st.integers(0, 72 * HOUR)), min_size=1,
                 max_size=40))
 def test_a_pool_returns_its_entries_best_first(entries: list[tuple[float, int]]) -> None:
-    user, now = new_user("sfp"), now_sequence()
+    user, now = new_user("sfp"), now_us()
     inserts = [Insert(user, "interests", pin, q, now - age)
                for pin, (q, age) in enumerate(entries, start=1)]
     pools.insert(inserts)
@@ -42,7 +42,7 @@ def test_a_pool_returns_its_entries_best_first(entries: list[tuple[float, int]])
 
 def test_a_full_pool_is_trimmed_to_its_best(settings: Settings) -> None:
     settings.PINSITE_SMARTFEED = {"POOL_CAP": 5, "POOL_SLACK": 3}
-    user, now = new_user("sfp"), now_sequence()
+    user, now = new_user("sfp"), now_us()
     rng = random.Random(4)
     inserts = [Insert(user, "related", pin, rng.uniform(0.1, 3), now) for pin in range(1, 8)]
     assert pools.insert(inserts) == []
@@ -56,7 +56,7 @@ def test_a_full_pool_is_trimmed_to_its_best(settings: Settings) -> None:
 
 
 def test_removed_entries_leave_the_pool_and_its_count() -> None:
-    user, now = new_user("sfp"), now_sequence()
+    user, now = new_user("sfp"), now_us()
     pools.insert([Insert(user, "following", pin, 1.0, now - pin) for pin in (1, 2, 3)])
     taken = pools.best(user, "following", 2)
     assert pools.remove(c.key for c in taken) == 2

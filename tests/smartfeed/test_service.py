@@ -22,9 +22,9 @@ from feed.smart.generator import chunk_size
 from feed.smart.pools import Insert
 from feed.smart.schema import Shown
 from feed.smart.service import home_page
-from sharding.mappings import now_sequence
 from tests.feed.helpers import new_board, new_pin, new_user
 from tests.polling import wait_until
+from toolkit.clock import now_us
 
 BUDGET_MS = 100
 
@@ -34,7 +34,7 @@ def reader_with_history(count: int = 5) -> tuple[int, list[int]]:
     owner, reader = new_user("sfs"), new_user("sfr")
     board = new_board(owner)
     pins = [new_pin(owner, board, f"shown {n}") for n in range(count)]
-    now = now_sequence()
+    now = now_us()
     shown = [Shown(now, n, pin, "following") for n, pin in enumerate(pins)]
     for cluster in ("primary", "standby"):
         materialized.write(cluster, reader, shown)  # type: ignore[arg-type]
@@ -86,7 +86,7 @@ def test_a_failing_or_stalled_generator_gives_the_materialized_feed(
 def test_after_a_missed_visit_the_next_chunk_is_no_smaller(settings: Settings) -> None:
     settings.PINSITE_SMARTFEED = {"CHUNK_MIN": 5, "CHUNK_MAX": 40, "CHUNK_PER_HOUR": 4}
     hour = 3_600_000_000
-    now = now_sequence()
+    now = now_us()
     state = generator.delivered({}, now - 5 * hour, 25, {"following": 25})
     assert chunk_size(state, now) == 25  # 5 + 4 per hour for 5 hours
     later = generator.delivered(state, now, 5, {"following": 5})
@@ -98,7 +98,7 @@ def test_after_a_missed_visit_the_next_chunk_is_no_smaller(settings: Settings) -
 
 def test_late_queue_messages_do_not_turn_the_state_back() -> None:
     hour = 3_600_000_000
-    now = now_sequence()
+    now = now_us()
     state = generator.delivered({}, now, 12, {"following": 12})
     assert generator.missed(state, now - hour) == state  # a retry of an older fallback
     older = generator.delivered(state, now - hour, 30, {"interests": 30})

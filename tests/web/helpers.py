@@ -17,7 +17,7 @@ from pins.types import BOARD_HAS_PINS, PIN, USER_HAS_PINS
 from sharding import mappings, objects
 from sharding.hosts import atomic
 from sharding.ids import shard_of
-from sharding.mappings import now_sequence
+from toolkit.clock import now_us
 
 PASSWORD = "a-long-test-passphrase"
 
@@ -73,7 +73,7 @@ def many_pins(owner: Pinner, board: Board, count: int) -> Pin:
     shard = shard_of(board.id)
     with atomic(shard):
         for n in range(1, count):
-            sequence = now_sequence()
+            sequence = now_us()
             pin_id = objects.create(PIN, shard, {**data, "title": f"Pin {n}",
                                                  "created": timestamp_text(sequence)})
             mappings.add(BOARD_HAS_PINS, board.id, pin_id, sequence=sequence)

@@ -134,14 +134,22 @@ def test_deleting_someone_elses_board_is_the_403_page(pinner: Pinner, other: Pin
     assert get_board(board.id) == board
 
 
-def test_unknown_and_wrong_type_board_ids_are_the_404_page(pinner: Pinner,
-                                                           client: Client) -> None:
-    pin = new_pin(pinner, new_board(pinner))
-    for url in ["/board/1/", f"/board/{pin.id}/", "/board/99999999999999999999999/",
-                f"/board/{pin.board_id + 4096}/followers/"]:
+def test_unknown_board_ids_are_the_404_page(pinner: Pinner, client: Client) -> None:
+    board = new_board(pinner)
+    for url in [f"/board/{board.id + 4096}/", f"/board/{board.id + 4096}/followers/"]:
         response = client.get(url)
         assert response.status_code == 404, url
         assert "Not found" in text(response)
+
+
+def test_malformed_and_wrong_type_board_ids_are_the_400_page(pinner: Pinner,
+                                                             client: Client) -> None:
+    pin = new_pin(pinner, new_board(pinner))
+    for url in ["/board/1/", f"/board/{pin.id}/", "/board/99999999999999999999999/",
+                f"/board/{pin.id}/followers/"]:
+        response = client.get(url)
+        assert response.status_code == 400, url
+        assert "is not a board ID" in text(response), url
 
 
 def test_a_board_is_created_and_edited_with_an_interest(pinner: Pinner, login: Login) -> None:

@@ -158,15 +158,20 @@ def test_deleting_needs_a_login(other: Pinner, client: Client) -> None:
     assert get_pin(pin.id) == pin
 
 
-def test_unknown_and_wrong_type_pin_ids_are_the_404_page(pinner: Pinner,
-                                                         login: Login) -> None:
+def test_malformed_and_wrong_type_pin_ids_are_the_400_page(pinner: Pinner,
+                                                           login: Login) -> None:
     board = new_board(pinner)
     client = login(pinner)
     for url in ["/pin/1/", f"/pin/{board.id}/", "/pin/123456789012345678901234567890/",
-                "/pin/not-a-number/", f"/pin/{board.id}/delete/", f"/pin/{board.id}/repin/"]:
+                f"/pin/{board.id}/delete/", f"/pin/{board.id}/repin/"]:
         response = client.post(url) if url.endswith("repin/") else client.get(url)
-        assert response.status_code == 404, url
-        assert "Not found" in text(response), url
+        assert response.status_code == 400, url
+        assert "is not a pin ID" in text(response), url
+
+
+def test_what_is_no_pin_id_at_all_is_the_404_page(pinner: Pinner, login: Login) -> None:
+    response = login(pinner).get("/pin/not-a-number/")
+    assert response.status_code == 404 and "Not found" in text(response)
 
 
 def test_the_pin_page_shows_more_like_this(pinner: Pinner, client: Client) -> None:

@@ -14,8 +14,8 @@ from feed.exceptions import FeedError, FeedUnavailable
 from feed.schema import Entry
 from feed.store.pools import CLUSTERS
 from graph.exceptions import GraphError
-from pins.exceptions import NotFound
-from pins.selectors import pinner_ids
+from pins.exceptions import ContentError
+from pins.selectors import pinner_ids, resolve_user
 from sharding.exceptions import ShardingError
 from toolkit.commands import SubcommandCommand, progress
 
@@ -25,6 +25,7 @@ MAX_LAG_MINUTES = 60
 class Command(SubcommandCommand):
     help = ("Operate the following feed: create its tables, show or rebuild a feed, dead "
             "letters, pulled (celebrity) boards, fanout lag.")
+    error_types = (FeedError, GraphError, ShardingError, ContentError)
 
     def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
         self.add_subparser(subparsers, parent, "init",
@@ -57,12 +58,6 @@ class Command(SubcommandCommand):
         lag.add_argument("--minutes", type=int, default=MAX_LAG_MINUTES,
                          help=f"the window, 1 to {MAX_LAG_MINUTES} (default {MAX_LAG_MINUTES})")
 
-    def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            super().handle(*args, **options)
-        except (FeedError, GraphError, ShardingError) as exc:
-            raise CommandError(str(exc)) from exc
-
     def handle_init(self, **_: Any) -> None:
         outcome = setup.init_tables()
         for cluster, status in outcome.items():
@@ -77,7 +72,7 @@ class Command(SubcommandCommand):
                     json: bool = False, **_: Any) -> None:
         if limit < 1:
             raise CommandError("--limit must be at least 1")
-        row = selectors.feed_head(_user_id(user), cluster)  # type: ignore[arg-type]
+        row = selectors.feed_head(resolve_user(user), cluster)  # type: ignore[arg-type]
         head = row.entries[:limit]
         pins = {pin.id: pin for pin in selectors.hydrate(head)}
         entries = [_entry_json(entry, pins.get(entry.pin_id)) for entry in head]
@@ -98,7 +93,7 @@ class Command(SubcommandCommand):
         if bool(user) == bool(all):
             raise CommandError("name one USER or give --all")
         if user:
-            outcome = _rebuild_everywhere(_user_id(user))
+            outcome = _rebuild_everywhere(resolve_user(user))
             if json:
                 self.print_json(outcome)
                 return
@@ -200,14 +195,6 @@ def _rebuilt_line(cluster: str, result: dict[str, Any]) -> str:
     if result.get("queued"):
         return f"{cluster}: unavailable, rebuild queued ({result['error']})"
     return f"{cluster}: {result['entries']} entries written, {result['removed']} removed"
-
-
-def _user_id(user: str) -> int:
-    """A user ID as given, or the ID of the pinner called ``user`` (``feed show demo``)."""
-    try:
-        return selectors.resolve_user(user)
-    except NotFound as exc:
-        raise CommandError(str(exc)) from exc
 
 
 def _entry_json(entry: Entry, pin: Any) -> dict[str, Any]:

@@ -7,11 +7,13 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from graph import failover, lookup, moves, repair, topology
+from graph import failover, moves, repair, topology
 from graph.differences import VerifyReport
 from graph.exceptions import GraphError
 from graph.health import instance_health, unreachable
 from graph.vshards import vshard_count
+from pins.exceptions import ContentError
+from pins.selectors import resolve_user
 from sharding import registry
 from sharding.exceptions import ShardingError
 from sharding.management.hosts import HostKind, add_hosts_subcommand, run_hosts_subcommand
@@ -23,7 +25,7 @@ SHOWN_DIFFERENCES = 50
 class Command(SubcommandCommand):
     help = "Operate the follower graph: publish the vshard map, verify and rebuild Redis from " \
            "the edge log, show and move vshards, promote a Redis replica."
-    error_types = (ShardingError, GraphError)
+    error_types = (ShardingError, GraphError, ContentError)
 
     def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
         self.add_subparser(subparsers, parent, "init",
@@ -191,7 +193,8 @@ class Command(SubcommandCommand):
 
 def _add_scope(parser: CommandParser) -> None:
     scope = parser.add_mutually_exclusive_group(required=True)
-    scope.add_argument("--user", metavar="ID", help="one user, their boards and their edges")
+    scope.add_argument("--user", metavar="USER",
+                       help="one user (ID or username), their boards and their edges")
     scope.add_argument("--vshard", metavar="N[-M]", help="one vshard or a range")
     scope.add_argument("--all", action="store_true", help="every vshard")
 
@@ -205,13 +208,13 @@ def _vshards_of(options: dict[str, Any]) -> set[int] | None:
 
 def _verify(options: dict[str, Any]) -> VerifyReport:
     if options.get("user"):
-        return repair.verify_user(lookup.user_id(options["user"]))
+        return repair.verify_user(resolve_user(options["user"]))
     return repair.verify(_vshards_of(options))
 
 
 def _rebuild(options: dict[str, Any], advance: Any) -> repair.RebuildReport:
     if options.get("user"):
-        return repair.rebuild_user(lookup.user_id(options["user"]), advance)
+        return repair.rebuild_user(resolve_user(options["user"]), advance)
     return repair.rebuild(_vshards_of(options), advance)
 
 

@@ -7,11 +7,14 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from pins.types import BOARD, USER
 from pinsite.api.fields import ID_EXAMPLE, TextField
 from pinsite.api.serializers.users import UserSerializer
+from sharding.exceptions import MalformedObjectId
+from sharding.ids import ID_DIGITS, ObjectType, parse_id
 
 MAX_BATCH = 100
-ID_LIST_PATTERN = r"^([0-9]{1,20}(,[0-9]{1,20}){0,99})?$"
+ID_LIST_PATTERN = rf"^([0-9]{{1,{ID_DIGITS}}}(,[0-9]{{1,{ID_DIGITS}}}){{0,99}})?$"
 TOO_MANY_IDS = f"At most {MAX_BATCH} IDs, comma-separated."
 SLUG_LIST_PATTERN = r"^[^,\x00-\x1f]*(,[^,\x00-\x1f]*){0,99}$"
 TOO_MANY_SLUGS = f"At most {MAX_BATCH} interest slugs, comma-separated."
@@ -45,19 +48,29 @@ class FollowChangeSerializer(serializers.Serializer[Any]):
 
 
 class IdListField(TextField):
-    """Comma-separated object IDs (at most :data:`MAX_BATCH`), e.g. ``1,2,3``."""
+    """Comma-separated IDs of ``object_type`` (at most :data:`MAX_BATCH`), e.g. ``1,2,3``, as
+    ``{ID as given: ID}``; one that no object of the type can have is a 400
+    (:func:`~sharding.ids.parse_id`)."""
 
-    default_error_messages = {"too_many": TOO_MANY_IDS}
+    default_error_messages = {"too_many": TOO_MANY_IDS,
+                              "malformed": "{value} is not a {kind} ID."}
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(pattern=ID_LIST_PATTERN, max_length=MAX_BATCH * 21,
+    def __init__(self, object_type: ObjectType, **kwargs: Any) -> None:
+        super().__init__(pattern=ID_LIST_PATTERN, max_length=MAX_BATCH * (ID_DIGITS + 1),
                          error_messages={"max_length": TOO_MANY_IDS}, **kwargs)
+        self.object_type = object_type
 
     def run_validation(self, data: Any = serializers.empty) -> Any:
         if isinstance(data, str) and data.count(",") >= MAX_BATCH:
             self.fail("too_many")
         text = super().run_validation(data)
-        return list(dict.fromkeys(text.split(","))) if text else []
+        checked = {}
+        for value in dict.fromkeys(text.split(",")) if text else ():
+            try:
+                checked[value] = parse_id(value, self.object_type)
+            except MalformedObjectId:
+                self.fail("malformed", value=value, kind=self.object_type.name)
+        return checked
 
 
 class SlugListField(TextField):
@@ -76,8 +89,9 @@ class SlugListField(TextField):
 
 
 class BatchCheckQuery(serializers.Serializer[Any]):
-    users = IdListField(required=False, help_text=f"Up to {MAX_BATCH} user IDs, comma-separated.")
-    boards = IdListField(required=False,
+    users = IdListField(USER, required=False,
+                        help_text=f"Up to {MAX_BATCH} user IDs, comma-separated.")
+    boards = IdListField(BOARD, required=False,
                          help_text=f"Up to {MAX_BATCH} board IDs, comma-separated.")
     interests = SlugListField(required=False,
                               help_text=f"Up to {MAX_BATCH} interest slugs, comma-separated.")
@@ -91,7 +105,7 @@ class FollowMapField(serializers.DictField):
 
 class BatchCheckSerializer(serializers.Serializer[Any]):
     """For each ID asked about: does the requesting pinner follow it? IDs that name no user
-    (or no board) are answered ``false``."""
+    (or no board) are answered ``false``; IDs that no user (or board) can have are a 400."""
 
     users = FollowMapField(read_only=True)
     boards = FollowMapField(read_only=True)

@@ -7,6 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from pins.domain import Pin
+from pins.types import BOARD
 from pins.validation import DESCRIPTION_MAX, LINK_MAX, TITLE_MAX
 from pinsite.api.details import PinDetail
 from pinsite.api.fields import (
@@ -103,7 +104,7 @@ class PinChangeInput(serializers.Serializer[Any]):
 class PinUploadInput(PinChangeInput):
     """A new pin: an image file pinned to one of the requesting pinner's boards."""
 
-    board_id = ObjectIdField(help_text="One of your boards.")
+    board_id = ObjectIdField(BOARD, help_text="One of your boards.")
     title = RequiredTextField(max_length=TITLE_MAX)
     image = serializers.FileField(help_text="JPEG, PNG, GIF or WebP, at most 10 MB and "
                                             "40 million pixels.")
@@ -113,5 +114,5 @@ class RepinInput(serializers.Serializer[Any]):
     """Save a pin to one of the requesting pinner's boards; the title defaults to the
     source's."""
 
-    board_id = ObjectIdField(help_text="One of your boards.")
+    board_id = ObjectIdField(BOARD, help_text="One of your boards.")
     title = RequiredTextField(required=False, max_length=TITLE_MAX)

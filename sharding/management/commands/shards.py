@@ -73,7 +73,7 @@ class Command(SubcommandCommand):
     @staticmethod
     def _decoded(text: str) -> dict[str, Any]:
         try:
-            object_id = ids.parse(text)
+            object_id = ids.parse_id(text)
             parts = ids.decompose(object_id)
         except ShardingError as exc:
             raise CommandError(str(exc)) from exc

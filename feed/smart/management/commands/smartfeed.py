@@ -7,12 +7,11 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from feed.exceptions import FeedError
-from feed.selectors import resolve_user
 from feed.smart import health, intake, pools, setup
 from feed.smart.state import state_of
 from graph.exceptions import GraphError
 from pins.exceptions import ContentError
-from pins.selectors import pinner_ids
+from pins.selectors import pinner_ids, resolve_user
 from sharding.exceptions import ShardingError
 from toolkit.commands import SubcommandCommand, progress
 
