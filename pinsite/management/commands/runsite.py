@@ -47,7 +47,9 @@ class Command(BaseCommand):
         parser.add_argument("--queue-processes", type=int, default=1,
                             help="queue worker processes")
         parser.add_argument("--queue-threads", type=int, default=4,
-                            help="threads per queue worker process")
+                            help="threads per queue worker process (default 4: here one "
+                                 "process serves every queue; a deployment runs one per core "
+                                 "with 2 threads, docs/feed.md)")
 
     def handle(self, *args: Any, addrport: str, workers: int, threads: int,
                queue_processes: int, queue_threads: int, **options: Any) -> None:
