@@ -194,7 +194,7 @@ def _fanout(owner: int, board: int, fans: list[int]) -> dict[str, Any]:
     primary = _wait_for(entry, fans, probes, "primary") - started
     both = _wait_for(entry, fans, probes, "standby") - started
     counted = _wait_counted(counts) - started
-    return {"chunk": int(feed_settings.FANOUT_CHUNK),
+    return {"chunk": feed_settings.number("FANOUT_CHUNK"),
             "primary_seconds": round(primary, 3),
             "primary_deliveries_per_s": round(len(fans) / primary),
             "both_clusters_seconds": round(both, 3),

@@ -102,7 +102,7 @@ def _planning(followers: int, pins: int, raw_rows_per_s: float) -> dict[str, Any
                     messages.append(sent)
         finally:
             pulled.switch(board, None)
-    chunk = int(feed_settings.FANOUT_CHUNK)
+    chunk = feed_settings.number("FANOUT_CHUNK")
     planned = Latency.of(timings)
     push_cells = followers * len(CLUSTERS)
     deliveries = max(sum(1 for name in sent if name.startswith("feed_deliver_pin"))
@@ -231,7 +231,7 @@ DEEP_BOARDS = 3
 
 
 def _deep(samples: int) -> dict[str, Any]:
-    cap = int(feed_settings.CAP)
+    cap = feed_settings.number("CAP")
     reader = create_pinner(f"benchdeep{uuid.uuid4().hex[:12]}", None).user_id
     now = now_us()
     per_board = (cap + 2 * PAGE) // (DEEP_FOLLOWEES * DEEP_BOARDS) + 1

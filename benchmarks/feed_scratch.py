@@ -35,7 +35,7 @@ def scratch_table() -> Iterator[str]:
 
 def raw_batch_put(name: str, fans: list[int]) -> dict[str, Any]:
     """The same rows written straight through happybase, a batch per ``FANOUT_CHUNK``."""
-    chunk = int(feed_settings.FANOUT_CHUNK)
+    chunk = feed_settings.number("FANOUT_CHUNK")
     rows = [row_key(user) for user in fans]
     with connection("primary") as conn:
         hbase = conn.table(name)
@@ -64,7 +64,7 @@ def fill_feed(readers: list[int], pins: list[int], now: int, spacing: int = 1) -
     cap, on both clusters."""
     newest = [Entry(now - spacing * i, pin) for i, pin in enumerate(pins)]
     older = [Entry(now - spacing * len(pins) - i, missing_pin(i))
-             for i in range(int(feed_settings.CAP) - len(pins))]
+             for i in range(feed_settings.number("CAP") - len(pins))]
     for cluster in CLUSTERS:
         storage.add_entries(cluster, dict.fromkeys(readers, newest + older), timestamp=now)
 

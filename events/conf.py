@@ -11,7 +11,7 @@ import logging
 import time
 from typing import Any
 
-from sharding.conf import Settings
+from toolkit.settings import Settings
 
 log = logging.getLogger("pinsite.events")
 

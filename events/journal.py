@@ -23,7 +23,7 @@ HOUR_US = 3600 * 1_000_000
 
 def kept_since() -> int:
     """Sent rows older than this (µs) are purged: ``RETENTION_HOURS`` ago."""
-    return now_us() - int(events_settings.RETENTION_HOURS) * HOUR_US
+    return now_us() - events_settings.number("RETENTION_HOURS") * HOUR_US
 
 
 def covers(since_us: int) -> bool:

@@ -59,8 +59,8 @@ class Publisher:
             return self._idle.wait_for(lambda: self._done >= target, timeout)
 
     def _run(self) -> None:
-        limit = int(events_settings.PUBLISH_BATCH)
-        linger = int(events_settings.PUBLISH_LINGER_MS) / 1000
+        limit = events_settings.number("PUBLISH_BATCH")
+        linger = events_settings.number("PUBLISH_LINGER_MS") / 1000
         while True:
             batch = [self._queue.get()]
             time.sleep(linger)  # asleep, not woken by every event handed over meanwhile

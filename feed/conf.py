@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sharding.conf import Settings
+from toolkit.settings import Settings
 
 DEFAULTS: dict[str, Any] = {
     # The two HBase clusters (Thrift servers) and the table name prefix.
@@ -49,16 +49,16 @@ feed_settings = Settings("PINSITE_FEED", DEFAULTS)
 
 
 def cap() -> int:
-    return int(feed_settings.CAP)
+    return feed_settings.number("CAP")
 
 
 def slack() -> int:
-    return int(feed_settings.SLACK)
+    return feed_settings.number("SLACK")
 
 
 def count_delay_ms() -> int | None:
     """How long a delivery's count waits in the queue; None when it does not wait."""
-    delay = int(feed_settings.COUNT_DELAY_MS)
+    delay = feed_settings.number("COUNT_DELAY_MS")
     return delay if delay > 0 else None
 
 

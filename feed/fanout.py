@@ -17,7 +17,7 @@ from feed.conf import feed_settings
 
 def follower_chunks(board_id: int) -> Iterator[list[int]]:
     """The board's followers, ``FANOUT_CHUNK`` at a time (each chunk is one delivery)."""
-    chunk = max(1, int(feed_settings.FANOUT_CHUNK))
+    chunk = max(1, feed_settings.number("FANOUT_CHUNK"))
     buffer: list[int] = []
     for followers in sources.board_followers(board_id, chunk):
         buffer.extend(followers)
@@ -30,4 +30,4 @@ def follower_chunks(board_id: int) -> Iterator[list[int]]:
 
 def owner_follower_chunks(owner_id: int) -> Iterator[list[int]]:
     """A user's followers (explicit and implicit), ``FANOUT_CHUNK`` at a time."""
-    yield from sources.user_followers(owner_id, max(1, int(feed_settings.FANOUT_CHUNK)))
+    yield from sources.user_followers(owner_id, max(1, feed_settings.number("FANOUT_CHUNK")))

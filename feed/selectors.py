@@ -106,8 +106,8 @@ def hydrate_ids(pin_ids: list[int]) -> list[Pin]:
 
 def page_size(limit: int | None) -> int:
     """A checked page size: the default for None, else 1..``MAX_PAGE``."""
-    size = int(feed_settings.PAGE_SIZE) if limit is None else limit
-    maximum = int(feed_settings.MAX_PAGE)
+    size = feed_settings.number("PAGE_SIZE") if limit is None else limit
+    maximum = feed_settings.number("MAX_PAGE")
     if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= maximum:
         raise InvalidFeedInput(f"The page size must be 1..{maximum}.")
     return size

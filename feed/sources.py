@@ -81,7 +81,7 @@ def boards_followed_by_log(user_id: int, board_ids: Iterable[int]) -> set[int]:
 def _in_batches(select: Callable[[int, list[int]], list[int]], user_id: int,
                 board_ids: Iterable[int]) -> set[int]:
     wanted = list(dict.fromkeys(board_ids))
-    size = int(graph_settings.MAX_BATCH)
+    size = graph_settings.number("MAX_BATCH")
     followed: set[int] = set()
     for start in range(0, len(wanted), size):
         followed.update(select(user_id, wanted[start:start + size]))
@@ -133,7 +133,7 @@ def existing_pins(pin_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
 def _followees(user_id: int) -> Iterator[int]:
     cursor: str | None = None
     while True:
-        page = selectors.followings_page(user_id, limit=int(graph_settings.MAX_PAGE),
+        page = selectors.followings_page(user_id, limit=graph_settings.number("MAX_PAGE"),
                                          cursor=cursor)
         yield from page.ids
         if page.next_cursor is None:

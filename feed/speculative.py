@@ -30,7 +30,7 @@ SUSPECT_SECONDS = 1.0
 
 _coin = random.Random()  # its own generator: reads on other threads leave the global one alone
 _executor = ProcessLocal(lambda: ThreadPoolExecutor(
-    max_workers=int(feed_settings.READ_THREADS), thread_name_prefix="feed-read"))
+    max_workers=feed_settings.number("READ_THREADS"), thread_name_prefix="feed-read"))
 
 
 @dataclass
@@ -53,7 +53,7 @@ def speculative(read: Callable[[Cluster], T]) -> T:
     first, second = _order()
     race: Race[T] = Race(read)
     race.start(first)
-    answer = race.next_answer(timeout=int(feed_settings.SPECULATIVE_CUTOFF_MS) / 1000)
+    answer = race.next_answer(timeout=feed_settings.number("SPECULATIVE_CUTOFF_MS") / 1000)
     if answer is not None:
         FEED_READS.labels(answer[1], "first").inc()
         return answer[0]
@@ -101,7 +101,7 @@ class Race(Generic[T]):
 
 
 def _order() -> tuple[Cluster, Cluster]:
-    share = float(feed_settings.STANDBY_READ_SHARE)
+    share = feed_settings.decimal("STANDBY_READ_SHARE")
     standby_first = _coin.random() < share or (answers.suspect("primary")
                                                 and not answers.suspect("standby"))
     return ("standby", "primary") if standby_first else ("primary", "standby")

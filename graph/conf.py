@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sharding.conf import Settings
+from toolkit.settings import Settings
 
 DEFAULTS: dict[str, Any] = {
     "REDIS_HOSTS": {},

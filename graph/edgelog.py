@@ -59,7 +59,7 @@ def follower_lock(follower: int, ahead: bool = False) -> Iterator[None]:
     The release is always sent without waiting for its acknowledgement."""
     alias = alias_for_shard(shard_of(follower))
     name = lock_name(follower)
-    take = f"SELECT GET_LOCK('{name}', {int(graph_settings.LOCK_SECONDS)})"
+    take = f"SELECT GET_LOCK('{name}', {graph_settings.number('LOCK_SECONDS')})"
     refused = f"user {follower} has another graph write in progress"
     if ahead:
         send_unanswered(alias, take, check=_granted)

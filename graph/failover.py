@@ -124,7 +124,7 @@ def _take_over(before: VShardMap, old: str, new: str, old_reachable: bool,
     (idempotent) reconcile. ``drained``: when the old master's writes were paused, if ``new``
     then caught up with all of them (:func:`_drain`)."""
     served = before.vshards_of(old)
-    admin.set_fences(new, served, RECONCILING, float(graph_settings.RECONCILE_FENCE_SECONDS))
+    admin.set_fences(new, served, RECONCILING, graph_settings.decimal("RECONCILE_FENCE_SECONDS"))
     try:
         try:
             after = topology.change_map(
@@ -167,7 +167,7 @@ def _missing_since(instance: str, drained: int | None) -> int | None:
         known += [] if stamp is None else [stamp]
     if not known:
         return None
-    since = max(known) - int(float(graph_settings.RECONCILE_TAIL_MARGIN_SECONDS) * 1_000_000)
+    since = max(known) - int(graph_settings.decimal("RECONCILE_TAIL_MARGIN_SECONDS") * 1_000_000)
     return since if journal.covers(since) else None
 
 

@@ -78,7 +78,7 @@ def move(first: int, last: int, target: str, grace_seconds: float = 1.0,
     switched = _switch(first, last, target, by_source)
     for source, vshards in by_source.items():
         admin.set_fences(source, vshards, f"moved:{target}",
-                         float(graph_settings.MOVED_FENCE_SECONDS))
+                         graph_settings.decimal("MOVED_FENCE_SECONDS"))
     time.sleep(grace_seconds)
     note("dropping")
     dropped = sum(admin.delete_keys(source, _names(source, vshards))
@@ -148,7 +148,7 @@ def _converge(source: str, target: str, vshards: list[int]) -> int:
 
 
 def _fence_and_check(by_source: dict[str, list[int]], target: str) -> int:
-    fence_seconds = float(graph_settings.FENCE_SECONDS)
+    fence_seconds = graph_settings.decimal("FENCE_SECONDS")
     for source, vshards in by_source.items():
         admin.set_fences(source, vshards, "fenced", fence_seconds)
     recopied = 0

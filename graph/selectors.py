@@ -323,15 +323,15 @@ def _decode(cursor: str | None) -> Cursor | None:
 
 
 def _page_size(limit: int | None) -> int:
-    size = int(graph_settings.PAGE_SIZE) if limit is None else limit
-    maximum = int(graph_settings.MAX_PAGE)
+    size = graph_settings.number("PAGE_SIZE") if limit is None else limit
+    maximum = graph_settings.number("MAX_PAGE")
     if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= maximum:
         raise InvalidGraphInput(f"the page size must be 1..{maximum}")
     return size
 
 
 def _batch(values: Sequence[int | str]) -> Sequence[int | str]:
-    maximum = int(graph_settings.MAX_BATCH)
+    maximum = graph_settings.number("MAX_BATCH")
     if isinstance(values, str | bytes) or len(values) > maximum:
         raise InvalidGraphInput(f"ask about at most {maximum} IDs at once")
     return values

@@ -68,7 +68,7 @@ def refresh() -> VShardMap:
 
 def initial_map() -> VShardMap:
     """The map ``graph init`` creates: all vshards split evenly over ``INITIAL_PAIRS``."""
-    return VShardMap.initial(vshard_count(), int(sharding_settings.SHARD_COUNT),
+    return VShardMap.initial(vshard_count(), sharding_settings.number("SHARD_COUNT"),
                              graph_settings.INITIAL_PAIRS)
 
 

@@ -15,7 +15,7 @@ from sharding.ids import MAX_ID, SHARD_SHIFT, shard_of
 
 
 def vshard_count() -> int:
-    return int(graph_settings.VSHARD_COUNT)
+    return graph_settings.number("VSHARD_COUNT")
 
 
 def vshard_of(object_id: int) -> int:

@@ -58,7 +58,7 @@ class StoredImage:
 
 def validate_image(upload: ImageInput) -> ValidatedImage:
     """Check size, format, pixel count and integrity; raise :class:`InvalidContent` if bad."""
-    data = _read_capped(upload, int(content_settings.MAX_IMAGE_BYTES))
+    data = _read_capped(upload, content_settings.number("MAX_IMAGE_BYTES"))
     with warnings.catch_warnings():
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         try:
@@ -95,7 +95,7 @@ def _read_capped(upload: ImageInput, limit: int) -> bytes:
 def _open_verified(data: bytes) -> Image.Image:
     """Read the header (pixel cap), ``verify()`` the file, then reopen and decode it."""
     probe = Image.open(BytesIO(data), formats=ALLOWED_FORMATS)
-    if probe.width * probe.height > int(content_settings.MAX_IMAGE_PIXELS):
+    if probe.width * probe.height > content_settings.number("MAX_IMAGE_PIXELS"):
         raise _too_many_pixels()
     probe.verify()
     picture = Image.open(BytesIO(data), formats=ALLOWED_FORMATS)
@@ -104,7 +104,7 @@ def _open_verified(data: bytes) -> Image.Image:
 
 
 def _too_many_pixels() -> InvalidContent:
-    limit = int(content_settings.MAX_IMAGE_PIXELS)
+    limit = content_settings.number("MAX_IMAGE_PIXELS")
     return InvalidContent(f"The image has more than {limit / 1_000_000:g} million pixels.",
                           field="image")
 
@@ -128,7 +128,7 @@ def make_thumbnail(picture: Image.Image, width: int) -> tuple[bytes, str]:
 def store_image(shard: int, upload: ImageInput) -> StoredImage:
     """Validate ``upload`` and save it and its thumbnail under ``pins/<shard>/``."""
     checked = validate_image(upload)
-    width = int(content_settings.THUMBNAIL_WIDTH)
+    width = content_settings.number("THUMBNAIL_WIDTH")
     thumb_data, thumb_ext = make_thumbnail(checked.picture, width)
     token = secrets.token_hex(16)
     folder = f"pins/{shard:05d}/{token[:2]}"

@@ -236,7 +236,7 @@ def _interest_cursor(after: str | None) -> tuple[int | None, int | None]:
 
 
 def _page_size(limit: Any) -> int:
-    size = int(content_settings.PAGE_SIZE) if limit is None else limit
+    size = content_settings.number("PAGE_SIZE") if limit is None else limit
     if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_PAGE:
         raise InvalidContent(f"The page size must be 1..{MAX_PAGE}.", field="limit")
     return size

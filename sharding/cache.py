@@ -72,7 +72,7 @@ _scripts: dict[str, Script] = {}
 
 
 def _version() -> int:
-    return int(sharding_settings.CACHE_VERSION)
+    return sharding_settings.number("CACHE_VERSION")
 
 
 def _stamp_key(key: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
+from toolkit.settings import Settings
 
 DEFAULTS: dict[str, Any] = {
     "SHARD_COUNT": 512,
@@ -31,19 +31,6 @@ DEFAULTS: dict[str, Any] = {
     "LIST_CACHE_SIZE": 200,
     "CACHE_VERSION": 1,
 }
-
-
-class Settings:
-    """Attribute access to ``settings.PINSITE_SHARDING`` falling back to :data:`DEFAULTS`."""
-
-    def __init__(self, name: str, defaults: dict[str, Any]) -> None:
-        self._name = name
-        self._defaults = defaults
-
-    def __getattr__(self, key: str) -> Any:
-        if key not in self._defaults:
-            raise AttributeError(f"{self._name} has no setting {key!r}")
-        return getattr(settings, self._name, {}).get(key, self._defaults[key])
 
 
 sharding_settings = Settings("PINSITE_SHARDING", DEFAULTS)

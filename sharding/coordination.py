@@ -107,7 +107,7 @@ zookeeper = ZooKeeper()
 
 
 def _timeout() -> float:
-    return float(sharding_settings.ZK_CONNECT_TIMEOUT)
+    return sharding_settings.decimal("ZK_CONNECT_TIMEOUT")
 
 
 @contextmanager

@@ -57,7 +57,7 @@ def alias_for_shard(shard: int, shard_map: ShardMap | None = None) -> str:
 
 def _after_fence(shard: int) -> ShardRange:
     if not until(lambda: not current_map().range_for(shard).fenced,
-                 float(sharding_settings.FENCE_WAIT_SECONDS), every=0.01):
+                 sharding_settings.decimal("FENCE_WAIT_SECONDS"), every=0.01):
         raise ShardUnavailable(f"shard {shard} is fenced while it moves to another host; "
                                "retry it")
     return current_map().range_for(shard)

@@ -241,7 +241,7 @@ def _check_limit(limit: int) -> None:
 
 
 def _head_size() -> int:
-    return int(sharding_settings.LIST_CACHE_SIZE)
+    return sharding_settings.number("LIST_CACHE_SIZE")
 
 
 def _cacheable(table: MappingTable, limit: int) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from feed.conf import feed_settings
-from sharding.conf import Settings
+from toolkit.settings import Settings
 
 DEFAULTS: dict[str, Any] = {
     # The generator's time budget per visit; past it the service answers without a chunk.
@@ -45,19 +45,19 @@ smart_settings = Settings("PINSITE_SMARTFEED", DEFAULTS)
 
 
 def budget_seconds() -> float:
-    return int(smart_settings.BUDGET_MS) / 1000
+    return smart_settings.number("BUDGET_MS") / 1000
 
 
 def pool_cap() -> int:
-    return int(smart_settings.POOL_CAP)
+    return smart_settings.number("POOL_CAP")
 
 
 def pool_slack() -> int:
-    return int(smart_settings.POOL_SLACK)
+    return smart_settings.number("POOL_SLACK")
 
 
 def home_cap() -> int:
-    return int(smart_settings.HOME_CAP)
+    return smart_settings.number("HOME_CAP")
 
 
 def table(kind: str) -> str:

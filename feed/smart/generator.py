@@ -65,12 +65,12 @@ class Chunk:
 
 def chunk_size(state: dict[str, Any], now_us: int) -> int:
     """How many new pins this visit asks for (see the module's rule)."""
-    low, high = int(smart_settings.CHUNK_MIN), int(smart_settings.CHUNK_MAX)
+    low, high = smart_settings.number("CHUNK_MIN"), smart_settings.number("CHUNK_MAX")
     last_at = state.get("last_at_us")
     if last_at is None:
         return high
     hours = max(0, now_us - int(last_at)) / US_PER_HOUR
-    size = min(high, low + int(hours * float(smart_settings.CHUNK_PER_HOUR)))
+    size = min(high, low + int(hours * smart_settings.decimal("CHUNK_PER_HOUR")))
     if state.get("missed", 0):
         size = max(size, int(state.get("last_size", 0)))
     return max(low, min(high, size))
@@ -94,7 +94,8 @@ def generate(user_id: int, now_us: int | None = None, limit: int | None = None) 
         source: [c for c in found if c.pin_id in alive] for source, found in scanned.items()}
     gone = [c for found in scanned.values() for c in found if c.pin_id not in alive]
     mixed = mix(candidates, size, smart_settings.SOURCE_RATES, now,
-                float(smart_settings.QUALITY_THRESHOLD), float(smart_settings.HALF_LIFE_HOURS))
+                smart_settings.decimal("QUALITY_THRESHOLD"),
+                smart_settings.decimal("HALF_LIFE_HOURS"))
     return Chunk(user_id, now, size, mixed, gone, due, (time.perf_counter() - started) * 1000)
 
 

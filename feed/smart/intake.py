@@ -107,7 +107,7 @@ def pull_celebrities(user_id: int) -> list[tuple[int, Source]]:
     if not boards:
         return []
     mark = pools.pulled_mark(user_id) or 0
-    limit = int(smart_settings.BACKFILL_PINS)
+    limit = smart_settings.number("BACKFILL_PINS")
     fresh = [entry for board, entries in sources.board_heads(boards, limit).items()
              for entry in entries
              if entry.created_us > max(mark, board_modes[board].since_us - 1)]
@@ -135,7 +135,7 @@ def _pool_related(repin: Pin) -> list[tuple[int, Source]]:
     if repin.source_pin_id is None:
         return []
     related = [pin.id for pin, _ in related_pins(repin.source_pin_id,
-                                                 limit=int(smart_settings.RELATED_PINS))]
+                                                 limit=smart_settings.number("RELATED_PINS"))]
     return insert_for_user(repin.pinner_id, "related", related)
 
 
@@ -234,7 +234,7 @@ def _backfill_following(user_id: int, boards: Sequence[int], users: Sequence[int
                         pending: Points | None = None) -> list[tuple[int, Source]]:
     """Put the newest pins of ``boards`` and of ``users`` into the user's pools, each through
     its source (``following``, or ``repins`` for repins)."""
-    limit = int(smart_settings.BACKFILL_PINS)
+    limit = smart_settings.number("BACKFILL_PINS")
     pin_ids: list[int] = []
     for board in boards:
         pin_ids += [entry.pin_id for entry in sources.board_entries(board, limit)]
@@ -257,4 +257,4 @@ def _interest_pins(interest_id: int) -> list[int]:
     except LookupError:
         return []
     return [pin_id for pin_id, _ in interest_pin_ids(interest_id,
-                                                     int(smart_settings.BACKFILL_PINS))]
+                                                     smart_settings.number("BACKFILL_PINS"))]

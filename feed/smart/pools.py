@@ -56,7 +56,7 @@ class Insert:
     created_us: int
 
     def key(self) -> bytes:
-        half_life = float(smart_settings.HALF_LIFE_HOURS)
+        half_life = smart_settings.decimal("HALF_LIFE_HOURS")
         return pool_key(self.user_id, self.source,
                         rank_key(self.quality, self.created_us, half_life), self.pin_id)
 

@@ -42,7 +42,8 @@ from toolkit.queue import BROKER_ERRORS, send_all
 log = logging.getLogger("pinsite.smartfeed")
 
 _executor = ProcessLocal(lambda: ThreadPoolExecutor(
-    max_workers=int(smart_settings.GENERATOR_THREADS), thread_name_prefix="smartfeed-generator"))
+    max_workers=smart_settings.number("GENERATOR_THREADS"),
+    thread_name_prefix="smartfeed-generator"))
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ def _pools(user_id: int, top: int, now: int) -> dict[str, Any]:
         affinities = pools.all_affinities(user_id)
     except FeedUnavailable as exc:
         return {"error": str(exc)}
-    half_life = float(smart_settings.HALF_LIFE_HOURS)
+    half_life = smart_settings.decimal("HALF_LIFE_HOURS")
     titles = {pin.id: pin.title for pin in hydrate_ids(
         [c.pin_id for found in entries.values() for c in found])}
     return {

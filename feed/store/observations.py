@@ -69,7 +69,7 @@ return closed
 
 def _connect() -> tuple[redis.Redis, dict[str, Any]]:
     connection = redis.Redis.from_url(
-        settings.REDIS_CACHE, db=int(feed_settings.OBSERVE_DB),
+        settings.REDIS_CACHE, db=feed_settings.number("OBSERVE_DB"),
         socket_timeout=TIMEOUT_SECONDS, socket_connect_timeout=TIMEOUT_SECONDS,
         decode_responses=True)
     return connection, {"register": connection.register_script(REGISTER),

@@ -47,8 +47,8 @@ WIRE: dict[str, str] = {"transport": "buffered", "protocol": "binary", "compat":
 
 def _new_pool(where: tuple[str, int]) -> happybase.ConnectionPool:
     host, port = where
-    return happybase.ConnectionPool(int(feed_settings.POOL_SIZE), host=host, port=port,
-                                    autoconnect=False, timeout=int(feed_settings.TIMEOUT_MS),
+    return happybase.ConnectionPool(feed_settings.number("POOL_SIZE"), host=host, port=port,
+                                    autoconnect=False, timeout=feed_settings.number("TIMEOUT_MS"),
                                     **WIRE)
 
 
@@ -64,14 +64,14 @@ def address(cluster: AnyCluster) -> tuple[str, int]:
 
 
 def feed_table() -> str:
-    return table_name(str(feed_settings.TABLE_PREFIX))
+    return table_name(feed_settings.text("TABLE_PREFIX"))
 
 
 @contextmanager
 def connection(cluster: AnyCluster) -> Iterator[happybase.Connection]:
     """A pooled connection to ``cluster``; driver errors raise :class:`FeedUnavailable`."""
     try:
-        with _pool(cluster).connection(timeout=float(feed_settings.POOL_WAIT_SECONDS)) as conn:
+        with _pool(cluster).connection(timeout=feed_settings.decimal("POOL_WAIT_SECONDS")) as conn:
             yield conn
     except DRIVER_ERRORS as exc:
         raise _unavailable(cluster, exc) from exc
@@ -106,7 +106,7 @@ def run(cluster: AnyCluster, operation: Callable[[happybase.Table], T], *,
     for attempt in range(attempts):
         try:
             with store_call("hbase", cluster), _pool(cluster).connection(
-                    timeout=float(feed_settings.POOL_WAIT_SECONDS)) as conn:
+                    timeout=feed_settings.decimal("POOL_WAIT_SECONDS")) as conn:
                 return operation(conn.table(name))
         except DRIVER_ERRORS as exc:
             if attempt + 1 < attempts and _stale(exc):

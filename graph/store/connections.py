@@ -67,8 +67,8 @@ def _new_client(instance: str) -> redis.Redis:
     host, port = address_of(instance)
     client = TimedRedis(
         host=host, port=port, decode_responses=True,
-        socket_timeout=float(graph_settings.SOCKET_TIMEOUT),
-        socket_connect_timeout=float(graph_settings.CONNECT_TIMEOUT),
+        socket_timeout=graph_settings.decimal("SOCKET_TIMEOUT"),
+        socket_connect_timeout=graph_settings.decimal("CONNECT_TIMEOUT"),
         retry=Retry(NoBackoff(), 1), client_name="pinsite-graph",
     )
     client.instance = instance

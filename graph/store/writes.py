@@ -77,9 +77,9 @@ def apply_step(step: Step) -> None:
     """Apply one step, retrying failures (``WRITE_ATTEMPTS`` in all). Refusals by a
     ``reconciling`` fence (a promoted instance being rebuilt from the edge log, which takes
     longer than the retries) are not counted for the first ``RECONCILE_WAIT_SECONDS``."""
-    attempts = int(graph_settings.WRITE_ATTEMPTS)
-    delay = float(graph_settings.RETRY_DELAY)
-    waits_until = time.monotonic() + float(graph_settings.RECONCILE_WAIT_SECONDS)
+    attempts = graph_settings.number("WRITE_ATTEMPTS")
+    delay = graph_settings.decimal("RETRY_DELAY")
+    waits_until = time.monotonic() + graph_settings.decimal("RECONCILE_WAIT_SECONDS")
     failures = 0
     while True:
         try:
@@ -96,7 +96,7 @@ def apply_step(step: Step) -> None:
             log.info("graph step %s on vshard %s failed (%s); retrying", step.script,
                      step.vshard, exc)
         time.sleep(delay)
-        delay = min(delay * 2, float(graph_settings.RETRY_MAX_DELAY))
+        delay = min(delay * 2, graph_settings.decimal("RETRY_MAX_DELAY"))
         topology.refresh()
 
 

@@ -41,7 +41,7 @@ def refusal(request: HttpRequest) -> HttpResponse | None:
     if not is_allowed(address, serving_settings.STATUS_ALLOW):
         return HttpResponse(f"{address or 'this address'} may not read this endpoint "
                             "(PINSITE_STATUS_ALLOW)\n", status=403, content_type="text/plain")
-    token = str(serving_settings.STATUS_TOKEN)
+    token = serving_settings.text("STATUS_TOKEN")
     if token and not hmac.compare_digest(request.headers.get("Authorization", ""),
                                          f"Bearer {token}"):
         response = HttpResponse("this endpoint needs the bearer token (PINSITE_STATUS_TOKEN)\n",

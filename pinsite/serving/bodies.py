@@ -36,7 +36,7 @@ WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
 def image_limit() -> int:
-    return int(content_settings.MAX_IMAGE_BYTES)
+    return content_settings.number("MAX_IMAGE_BYTES")
 
 
 def upload_limit() -> int:

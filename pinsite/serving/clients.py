@@ -23,7 +23,7 @@ from pinsite.serving.conf import serving_settings
 def client_address(meta: Mapping[str, Any]) -> str:
     """The client's address from a request's ``META`` (a WSGI environ)."""
     remote = str(meta.get("REMOTE_ADDR") or "")
-    proxies = int(serving_settings.TRUSTED_PROXIES)
+    proxies = serving_settings.number("TRUSTED_PROXIES")
     forwarded = str(meta.get("HTTP_X_FORWARDED_FOR") or "")
     if proxies <= 0 or not forwarded:
         return remote

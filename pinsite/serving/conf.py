@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sharding.conf import Settings
+from toolkit.settings import Settings
 
 DEFAULTS: dict[str, Any] = {
     # Reverse proxies in front of the site that append to X-Forwarded-For (0: none, the

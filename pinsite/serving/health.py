@@ -104,7 +104,7 @@ class ProbeCache:
 @status_endpoint
 def readyz(request: HttpRequest) -> JsonResponse:
     """Every store reachable from this process (see the module's doc for what is required)."""
-    answer = readiness.answer(float(serving_settings.READY_CACHE_SECONDS))
+    answer = readiness.answer(serving_settings.decimal("READY_CACHE_SECONDS"))
     return JsonResponse({"ready": answer.ready, "checks": answer.checks},
                         status=200 if answer.ready else 503)
 

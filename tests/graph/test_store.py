@@ -62,7 +62,7 @@ def test_a_write_waits_out_a_reconcile_that_outlasts_its_retries(
     actions.follow_user(ann, bob)
     refusals = [record for record in caplog.records
                 if keys.RECONCILING in record.getMessage() and "retrying" in record.getMessage()]
-    assert len(refusals) > int(graph_settings.WRITE_ATTEMPTS)
+    assert len(refusals) > graph_settings.number("WRITE_ATTEMPTS")
     assert selectors.is_following_user(ann, bob)
 
 
