@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from events.publisher import publish_soon
@@ -27,6 +28,7 @@ from graph.events import Action, TargetKind
 from graph.exceptions import InvalidGraphInput
 from graph.store.writes import apply
 from graph.tables import USER_FOLLOWS_BOARD, USER_FOLLOWS_USER
+from graph.updates import Step
 
 
 @dataclass(frozen=True)
@@ -44,40 +46,29 @@ class FollowChange:
 def follow_user(follower_id: int | str, user_id: int | str) -> FollowChange:
     """``follower_id`` follows ``user_id`` and, through them, all their boards."""
     follower, target = _users(follower_id, user_id, "follow")
-    with edgelog.follower_lock(follower, ahead=True):
-        change = edgelog.record_user_follow(follower, target)
-        apply(updates.follow_user(follower, target, change))
-        _publish(change)
+    change = _write(edgelog.record_user_follow, updates.follow_user, follower, target)
     return FollowChange(follower, target, "user", "follow", change.changed, change.time_us)
 
 
 def unfollow_user(follower_id: int | str, user_id: int | str) -> FollowChange:
     """Stop following a user; boards of theirs followed explicitly stay followed."""
     follower, target = _users(follower_id, user_id, "unfollow")
-    with edgelog.follower_lock(follower, ahead=True):
-        change = edgelog.record_user_unfollow(follower, target)
-        apply(updates.unfollow_user(follower, target, change))
-        _publish(change)
+    change = _write(edgelog.record_user_unfollow, updates.unfollow_user, follower, target)
     return FollowChange(follower, target, "user", "unfollow", change.changed, change.time_us)
 
 
 def follow_board(follower_id: int | str, board_id: int | str) -> FollowChange:
     """Follow one board explicitly (its owner gains an implicit follower, unless followed)."""
     follower, board, owner = _board(follower_id, board_id, "follow")
-    with edgelog.follower_lock(follower, ahead=True):
-        change = edgelog.record_board_follow(follower, board, owner)
-        apply(updates.follow_board(follower, board, owner, change))
-        _publish(change)
+    change = _write(edgelog.record_board_follow, updates.follow_board, follower, board, owner)
     return FollowChange(follower, board, "board", "follow", change.changed, change.time_us)
 
 
 def unfollow_board(follower_id: int | str, board_id: int | str) -> FollowChange:
     """Stop following a board, also one followed only through its owner."""
     follower, board, owner = _board(follower_id, board_id, "unfollow")
-    with edgelog.follower_lock(follower, ahead=True):
-        change = edgelog.record_board_unfollow(follower, board, owner)
-        apply(updates.unfollow_board(follower, board, owner, change))
-        _publish(change)
+    change = _write(edgelog.record_board_unfollow, updates.unfollow_board, follower, board,
+                    owner)
     return FollowChange(follower, board, "board", "unfollow", change.changed, change.time_us)
 
 
@@ -88,10 +79,8 @@ def forget_board(board_id: int, owner_id: int) -> int:
     forgotten = 0
     for chunk in selectors.iter_board_side(board_id):
         for follower in chunk:
-            with edgelog.follower_lock(follower, ahead=True):
-                change = edgelog.record_board_forget(follower, board_id, owner_id)
-                apply(updates.forget_board(follower, board_id, owner_id, change))
-                _publish(change)
+            _write(edgelog.record_board_forget, updates.forget_board, follower, board_id,
+                   owner_id)
             forgotten += 1
     apply([updates.forget_board_keys(board_id)])
     return forgotten
@@ -109,10 +98,7 @@ def forget_user(user_id: int) -> int:
         owner = lookup.board_owners([board], strict=False).get(board)
         if owner is None:
             continue  # a deleted board: its own deletion drops this follow
-        with edgelog.follower_lock(user_id, ahead=True):
-            change = edgelog.record_board_unfollow(user_id, board, owner)
-            apply(updates.unfollow_board(user_id, board, owner, change))
-            _publish(change)
+        _write(edgelog.record_board_unfollow, updates.unfollow_board, user_id, board, owner)
         dropped += 1
     for chunk in selectors.iter_user_followers(user_id, explicit_only=True):
         dropped += sum(_drop_user_follow(follower, user_id) for follower in chunk)
@@ -120,16 +106,21 @@ def forget_user(user_id: int) -> int:
 
 
 def _drop_user_follow(follower: int, target: int) -> int:
-    with edgelog.follower_lock(follower, ahead=True):
-        change = edgelog.record_user_unfollow(follower, target)
-        apply(updates.unfollow_user(follower, target, change))
-        _publish(change)
+    change = _write(edgelog.record_user_unfollow, updates.unfollow_user, follower, target)
     return int(change.changed)
 
 
-def _publish(change: LogChange) -> None:
-    if change.event is not None:
-        publish_soon([change.event])
+def _write(record: Callable[..., LogChange], update: Callable[..., list[Step]], follower: int,
+           *objects: int) -> LogChange:
+    """Every graph write: under the follower's lock, ``record(follower, *objects)`` in the
+    edge log with its event, apply ``update(follower, *objects, change)`` to Redis, and hand
+    the event to the publisher thread."""
+    with edgelog.follower_lock(follower, ahead=True):
+        change = record(follower, *objects)
+        apply(update(follower, *objects, change))
+        if change.event is not None:
+            publish_soon([change.event])
+    return change
 
 
 def _users(follower_id: int | str, user_id: int | str, verb: str) -> tuple[int, int]:
