@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from feed import pulled, sources
 from feed.conf import feed_settings
-from feed.exceptions import InvalidFeedInput
 from feed.merge import Stream, board_stream, just_after, merge
 from feed.schema import Entry, decode_cursor, encode_cursor
 from feed.speculative import speculative
@@ -27,6 +26,7 @@ from pins.types import USER
 from sharding import objects
 from sharding.ids import parse_id
 from sharding.mappings import MAX_PAGE
+from toolkit import paging
 
 READ_AHEAD = 2
 """Pins read per board beyond the page: a board's last creation time read is left out (its
@@ -105,9 +105,6 @@ def hydrate_ids(pin_ids: list[int]) -> list[Pin]:
 
 
 def page_size(limit: int | None) -> int:
-    """A checked page size: the default for None, else 1..``MAX_PAGE``."""
-    size = feed_settings.number("PAGE_SIZE") if limit is None else limit
-    maximum = feed_settings.number("MAX_PAGE")
-    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= maximum:
-        raise InvalidFeedInput(f"The page size must be 1..{maximum}.")
-    return size
+    """A checked page size of the feeds (:func:`toolkit.paging.page_size`)."""
+    return paging.page_size(limit, default=feed_settings.number("PAGE_SIZE"),
+                            maximum=feed_settings.number("MAX_PAGE"))

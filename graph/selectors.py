@@ -40,6 +40,7 @@ from graph.store import reads
 from graph.store.reads import Cursor, Scored
 from graph.vshards import vshard_of
 from sharding.mappings import Entry, InvalidCursor, decode_cursor, encode_cursor
+from toolkit.paging import page_size
 
 
 @dataclass(frozen=True)
@@ -323,11 +324,8 @@ def _decode(cursor: str | None) -> Cursor | None:
 
 
 def _page_size(limit: int | None) -> int:
-    size = graph_settings.number("PAGE_SIZE") if limit is None else limit
-    maximum = graph_settings.number("MAX_PAGE")
-    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= maximum:
-        raise InvalidGraphInput(f"the page size must be 1..{maximum}")
-    return size
+    return page_size(limit, default=graph_settings.number("PAGE_SIZE"),
+                     maximum=graph_settings.number("MAX_PAGE"))
 
 
 def _batch(values: Sequence[int | str]) -> Sequence[int | str]:

@@ -45,6 +45,7 @@ from sharding.mappings import (
     decode_cursor,
     encode_cursor,
 )
+from toolkit.paging import page_size
 
 T = TypeVar("T")
 
@@ -236,10 +237,7 @@ def _interest_cursor(after: str | None) -> tuple[int | None, int | None]:
 
 
 def _page_size(limit: Any) -> int:
-    size = content_settings.number("PAGE_SIZE") if limit is None else limit
-    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_PAGE:
-        raise InvalidContent(f"The page size must be 1..{MAX_PAGE}.", field="limit")
-    return size
+    return page_size(limit, default=content_settings.number("PAGE_SIZE"), maximum=MAX_PAGE)
 
 
 def _count(table: MappingTable, from_id: int | str) -> int:

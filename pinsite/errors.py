@@ -24,10 +24,11 @@ from sharding.exceptions import (
     ShardNotOpen,
     UnknownObjectType,
 )
+from toolkit.paging import InvalidPageSize
 
 Kinds = tuple[type[BaseException], ...]
 
-STORE_INVALID: Kinds = (MalformedObjectId, InvalidGraphInput, InvalidFeedInput)
+STORE_INVALID: Kinds = (MalformedObjectId, InvalidPageSize, InvalidGraphInput, InvalidFeedInput)
 """Input refused: an ID given that no object of the wanted type can have
 (:func:`sharding.ids.parse_id`), or what the graph or the feed refuses: 400."""
 

@@ -27,6 +27,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from pins.exceptions import InvalidContent, NotFound, PermissionDenied, UsernameTaken
 from pinsite.api.exceptions import Conflict, ServiceUnavailable
 from pinsite.errors import STORE_INVALID, STORE_NOT_FOUND, UNAVAILABLE, unavailable_message
+from toolkit.paging import InvalidPageSize
 
 logger = logging.getLogger("pinsite.api")
 
@@ -46,6 +47,7 @@ TRANSLATIONS: list[Translation] = [
     (PermissionDenied, lambda exc: exceptions.PermissionDenied(str(exc))),
     (UsernameTaken, lambda exc: Conflict(exc.message)),
     (InvalidContent, lambda exc: invalid(exc.message, exc.field)),
+    (InvalidPageSize, lambda exc: invalid(str(exc), "limit")),
     (STORE_INVALID, lambda exc: invalid(_sentence(exc))),
     (STORE_NOT_FOUND, lambda exc: exceptions.NotFound(_sentence(exc))),
     (UNAVAILABLE, lambda exc: ServiceUnavailable(unavailable_message(exc))),

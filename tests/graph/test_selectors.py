@@ -10,6 +10,7 @@ from pins.types import BOARD
 from sharding.exceptions import MalformedObjectId
 from sharding.ids import compose
 from tests.graph.helpers import new_board, new_user
+from toolkit.paging import InvalidPageSize
 
 
 def test_which_users_followed_keeps_the_input_order_and_skips_implicit_follows() -> None:
@@ -112,7 +113,7 @@ def test_a_bad_cursor_is_rejected() -> None:
 
 @pytest.mark.parametrize("limit", [0, 1001, True])
 def test_a_bad_page_size_is_rejected(limit: int) -> None:
-    with pytest.raises(InvalidGraphInput, match="page size"):
+    with pytest.raises(InvalidPageSize, match="page size"):
         selectors.followers_page(new_user(), limit=limit)
 
 

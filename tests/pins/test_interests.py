@@ -17,6 +17,7 @@ from sharding import slices
 from sharding.hosts import alias_for_shard
 from sharding.ids import shard_of
 from tests.pins.helpers import new_pin, new_pinner
+from toolkit.paging import InvalidPageSize
 
 
 def test_the_taxonomy_has_about_thirty_unique_named_topics() -> None:
@@ -125,7 +126,7 @@ def test_a_bad_cursor_or_page_size_is_invalid_and_an_unknown_interest_not_found(
         with pytest.raises(InvalidContent) as raised:
             interest_pins_page("travel", limit=5, after=cursor)
         assert raised.value.field == "cursor"
-    with pytest.raises(InvalidContent):
+    with pytest.raises(InvalidPageSize):
         interest_pins_page("travel", limit=0)
     with pytest.raises(NotFound):
         interest_pins_page("knitting")

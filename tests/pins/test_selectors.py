@@ -11,6 +11,7 @@ from pins.selectors import boards_of, pins_of_board
 from sharding import objects
 from sharding.exceptions import MalformedObjectId
 from tests.pins.helpers import new_board, new_pin, new_pinner
+from toolkit.paging import InvalidPageSize
 
 
 @pytest.fixture
@@ -62,7 +63,7 @@ def test_an_invalid_cursor_is_bad_input(board_with_five_pins: tuple[int, list[in
 
 @pytest.mark.parametrize("limit", [0, -3, 100_000])
 def test_a_page_size_out_of_range_is_bad_input(limit: int) -> None:
-    with pytest.raises(InvalidContent, match="page size"):
+    with pytest.raises(InvalidPageSize, match="page size"):
         boards_of(new_pinner().user_id, limit=limit)
 
 
