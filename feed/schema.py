@@ -15,12 +15,11 @@ True
 
 from __future__ import annotations
 
-import base64
-import binascii
 import struct
 from dataclasses import dataclass
 
 from feed.exceptions import InvalidFeedInput
+from toolkit import paging
 
 FEED = b"feed"
 META = b"meta"
@@ -93,14 +92,14 @@ def decode_count(value: bytes | None) -> int:
 
 
 def encode_cursor(qualifier: bytes) -> str:
-    return base64.urlsafe_b64encode(qualifier).decode().rstrip("=")
+    return paging.encode_cursor(qualifier)
 
 
 def decode_cursor(text: str) -> bytes:
     """The qualifier a cursor from :func:`encode_cursor` stands for."""
     try:
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    except (ValueError, binascii.Error) as exc:
+        raw = paging.decode_cursor(text)
+    except ValueError as exc:
         raise InvalidFeedInput("The page cursor is not valid.") from exc
     if len(raw) != QUALIFIER.size:
         raise InvalidFeedInput("The page cursor is not valid.")

@@ -21,12 +21,13 @@ from feed.schema import Entry, decode_cursor, encode_cursor
 from feed.speculative import speculative
 from feed.storage import FeedRow, Window, read_feed, read_window
 from feed.store.pools import Cluster
-from pins.domain import Page, Pin
+from pins.domain import Pin
 from pins.types import USER
 from sharding import objects
 from sharding.ids import parse_id
 from sharding.mappings import MAX_PAGE
 from toolkit import paging
+from toolkit.paging import Page
 
 READ_AHEAD = 2
 """Pins read per board beyond the page: a board's last creation time read is left out (its

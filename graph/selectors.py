@@ -40,7 +40,7 @@ from graph.store import reads
 from graph.store.reads import Cursor, Scored
 from graph.vshards import vshard_of
 from sharding.mappings import Entry, InvalidCursor, decode_cursor, encode_cursor
-from toolkit.paging import page_size
+from toolkit.paging import Page, page_size
 
 
 @dataclass(frozen=True)
@@ -51,17 +51,12 @@ class Follow:
     time_us: int
     explicit: bool
 
-
-@dataclass(frozen=True)
-class FollowPage:
-    """Newest-first entries and the opaque cursor of the next page (``None`` at the end)."""
-
-    items: list[Follow]
-    next_cursor: str | None
-
     @property
-    def ids(self) -> list[int]:
-        return [item.user_id for item in self.items]
+    def id(self) -> int:
+        return self.user_id
+
+
+FollowPage = Page[Follow]
 
 
 def is_following_user(follower_id: int | str, user_id: int | str) -> bool:

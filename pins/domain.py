@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from django.core.files.storage import default_storage
 
-T = TypeVar("T")
 JSONObject = dict[str, Any]
 
 
@@ -129,11 +128,3 @@ class Pin:
     @property
     def thumbnail_url(self) -> str:
         return default_storage.url(self.thumbnail)
-
-
-@dataclass(frozen=True)
-class Page(Generic[T]):
-    """Newest-first items of a list and the cursor of the next page (``None`` at the end)."""
-
-    items: list[T]
-    next_cursor: str | None

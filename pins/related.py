@@ -63,7 +63,7 @@ def related_pins(pin_id: int | str, limit: int = 20) -> list[tuple[Pin, int]]:
     data = objects.get(value)
     if data is None:
         return []
-    entries = mappings.page(PIN_RELATES_TO_PIN, item_of(value, data), limit=limit).entries
+    entries = mappings.page(PIN_RELATES_TO_PIN, item_of(value, data), limit=limit).items
     found = objects.get_many([entry.to_id for entry in entries])
     return [(Pin.from_json(entry.to_id, found[entry.to_id]), entry.sequence)
             for entry in entries if entry.to_id in found]
@@ -84,7 +84,7 @@ def _mark_counted(repin_id: int) -> bool:
 
 
 def _items_on_board(board_id: int, skip: int) -> set[int]:
-    entries = mappings.page(BOARD_HAS_PINS, board_id, limit=BOARD_WINDOW + 1).entries
+    entries = mappings.page(BOARD_HAS_PINS, board_id, limit=BOARD_WINDOW + 1).items
     ids = [entry.to_id for entry in entries if entry.to_id != skip][:BOARD_WINDOW]
     found = objects.get_many(ids)
     return {item_of(pin_id, data) for pin_id, data in found.items()}

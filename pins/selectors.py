@@ -19,7 +19,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 
 from pins.conf import content_settings
-from pins.domain import Board, JSONObject, Page, Pin, User
+from pins.domain import Board, JSONObject, Pin, User
 from pins.exceptions import InvalidContent, NotFound
 from pins.interest_pins import interest_pin_ids
 from pins.interests import interest
@@ -45,7 +45,7 @@ from sharding.mappings import (
     decode_cursor,
     encode_cursor,
 )
-from toolkit.paging import page_size
+from toolkit.paging import Page, page_size
 
 T = TypeVar("T")
 

@@ -13,8 +13,6 @@ True
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -24,7 +22,9 @@ from sharding.conf import sharding_settings
 from sharding.exceptions import ShardingError
 from sharding.hosts import after_commit, alias_for_shard, cursor, in_transaction, schema_name
 from sharding.ids import ObjectType, expect_type
+from toolkit import paging
 from toolkit.clock import now_us
+from toolkit.paging import Page
 
 MAX_PAGE = 1000
 
@@ -73,30 +73,20 @@ class Entry:
     to_id: int
     sequence: int
 
-
-@dataclass(frozen=True)
-class Page:
-    """Newest-first entries and the opaque cursor of the next page (``None`` at the end)."""
-
-    entries: list[Entry]
-    next_cursor: str | None
-
     @property
-    def ids(self) -> list[int]:
-        return [entry.to_id for entry in self.entries]
+    def id(self) -> int:
+        return self.to_id
 
 
 def encode_cursor(entry: Entry) -> str:
-    raw = f"{entry.sequence}.{entry.to_id}".encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return paging.encode_cursor(f"{entry.sequence}.{entry.to_id}".encode())
 
 
 def decode_cursor(text: str) -> Entry:
     """Parse a cursor from :func:`encode_cursor`; bad input raises ``InvalidCursor``."""
     try:
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
-        sequence, to_id = (int(part) for part in raw.split("."))
-    except (ValueError, binascii.Error, UnicodeDecodeError) as exc:
+        sequence, to_id = (int(part) for part in paging.decode_cursor(text).decode().split("."))
+    except (ValueError, UnicodeDecodeError) as exc:
         raise InvalidCursor(f"{text!r} is not a valid cursor") from exc
     return Entry(to_id=to_id, sequence=sequence)
 
@@ -219,7 +209,8 @@ def sequence_of(table: MappingTable, from_id: int, to_id: int) -> int | None:
     return None if row is None else int(row[0])
 
 
-def page(table: MappingTable, from_id: int, limit: int = 50, after: str | None = None) -> Page:
+def page(table: MappingTable, from_id: int, limit: int = 50, after: str | None = None,
+         ) -> Page[Entry]:
     """Newest-first entries of ``from_id``'s list, ``limit`` at a time, after cursor ``after``.
 
     The first page of a list comes from the list cache when it holds enough entries.

@@ -1,12 +1,62 @@
-"""The one rule for a page size asked for by a caller: ``None`` means the default, anything
-else must be an int from 1 to the maximum. A bad size is :class:`InvalidPageSize`, a 400 in
-the web UI and the API (naming ``limit``) and a one-line error in the commands.
+"""Pages of newest-first lists, one way everywhere: the :class:`Page` type, the rule for a
+page size asked for by a caller, and the encoding of the cursors inside them.
+
+A page size of ``None`` means the default; anything else must be an int from 1 to the
+maximum, else :class:`InvalidPageSize` (a 400 naming ``limit`` in the web UI and the API).
 
 >>> page_size(None, default=50, maximum=200)
 50
+>>> decode_cursor(encode_cursor(b"1700000000.42"))
+b'1700000000.42'
 """
 
 from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
+
+
+class Identified(Protocol):
+    @property
+    def id(self) -> int: ...
+
+
+T = TypeVar("T")
+WithId = TypeVar("WithId", bound=Identified)
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    """Newest-first items of a list and the opaque cursor of the next page (``None`` at the
+    end). Iterating a page iterates its items."""
+
+    items: list[T]
+    next_cursor: str | None
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self.items)
+
+    @property
+    def ids(self: Page[WithId]) -> list[int]:
+        """The IDs of the items, in order."""
+        return [item.id for item in self.items]
+
+
+def encode_cursor(raw: bytes) -> str:
+    """``raw`` as a cursor: URL-safe base64 without padding."""
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(text: str) -> bytes:
+    """The bytes a cursor from :func:`encode_cursor` stands for; ``ValueError`` for text that
+    is not one."""
+    try:
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except (binascii.Error, ValueError) as exc:
+        raise ValueError(f"{text[:40]!r} is not a cursor") from exc
 
 
 class InvalidPageSize(ValueError):

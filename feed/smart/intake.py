@@ -185,7 +185,7 @@ def rebuild(user_id: int) -> dict[str, int]:
     _backfill_following(user_id, boards, [])
     for topic in interest_follows.followed_interests(user_id):
         insert_for_user(user_id, "interests", _interest_pins(topic.id))
-    saved = [entry.to_id for entry in mappings.page(USER_HAS_PINS, user_id, limit=20).entries]
+    saved = [entry.to_id for entry in mappings.page(USER_HAS_PINS, user_id, limit=20).items]
     for pin_id, data in objects.get_many(saved).items():
         _pool_related(Pin.from_json(pin_id, data))
     return {source: size for source, size in pools.sizes(user_id).items()}
@@ -240,7 +240,7 @@ def _backfill_following(user_id: int, boards: Sequence[int], users: Sequence[int
         pin_ids += [entry.pin_id for entry in sources.board_entries(board, limit)]
     for user in users:
         pin_ids += [entry.to_id for entry in mappings.page(USER_HAS_PINS, user,
-                                                           limit=limit).entries]
+                                                           limit=limit).items]
     found = objects.get_many(pin_ids)
     by_source: dict[Source, list[int]] = {"following": [], "repins": []}
     for pin_id, data in found.items():

@@ -36,6 +36,7 @@ from pins.domain import Pin
 from pins.types import USER
 from sharding.ids import parse_id
 from toolkit.clock import now_us
+from toolkit.paging import Page
 from toolkit.processes import ProcessLocal
 from toolkit.queue import BROKER_ERRORS, send_all
 
@@ -47,13 +48,11 @@ _executor = ProcessLocal(lambda: ThreadPoolExecutor(
 
 
 @dataclass(frozen=True)
-class HomePage:
+class HomePage(Page[Pin]):
     """A page of the home feed; ``outcome`` says how its first page was made (``chunk``,
     ``failed``, ``timeout``; ``page`` for a later page) and ``new`` how many of its pins the
     generator just chose."""
 
-    items: list[Pin]
-    next_cursor: str | None
     outcome: str
     new: int
 

@@ -50,8 +50,8 @@ def test_pages_walk_the_list_newest_first_without_gaps_or_repeats(board_id: int)
     seen, cursor, sizes = [], None, []
     while True:
         page = mappings.page(BOARD_HAS_PINS, board_id, limit=50, after=cursor)
-        seen += page.entries
-        sizes.append(len(page.entries))
+        seen += page.items
+        sizes.append(len(page.items))
         if page.next_cursor is None:
             break
         cursor = page.next_cursor
