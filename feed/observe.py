@@ -37,11 +37,11 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from feed.deadletters import QueueDepth
 from feed.exceptions import FeedError
 from feed.store import observations
 from feed.store.pools import CLUSTERS, Cluster
 from toolkit.clock import now_us
+from toolkit.queue import QueueDepth, QueueUnavailable
 
 log = logging.getLogger("pinsite.feed")
 BUCKET_SECONDS = 10
@@ -201,7 +201,7 @@ def sample_depths(read_depths: Callable[[], Sequence[QueueDepth]]) -> bool:
                   for depth in read_depths() for kind in ("ready", "delayed", "dead")}
         observations.store(bucket, values, KEEP_SECONDS)
         return True
-    except FeedError as exc:
+    except (FeedError, QueueUnavailable) as exc:
         _warn("queue depths not recorded", exc)
         return False
 

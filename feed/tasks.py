@@ -22,11 +22,10 @@ import dramatiq
 
 from feed import delivery, fanout, follows, observe, pulled, rebuild, sources, storage, trim
 from feed.conf import cap, count_delay_ms
-from feed.deadletters import QueueDepth, queue_depths
 from feed.store.pools import CLUSTERS, Cluster
 from toolkit.clock import now_us
 from toolkit.metrics import FANOUT_LAG
-from toolkit.queue import BATCH, declared_queues, send_all
+from toolkit.queue import BATCH, QueueDepth, declared_queues, queue_depths, send_all
 
 PLANNING_QUEUE = "feed"
 RETRIES: dict[str, Any] = {"max_retries": 100, "min_backoff": 500, "max_backoff": 600_000}

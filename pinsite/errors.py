@@ -25,6 +25,7 @@ from sharding.exceptions import (
     UnknownObjectType,
 )
 from toolkit.paging import InvalidPageSize
+from toolkit.queue import QueueUnavailable
 
 Kinds = tuple[type[BaseException], ...]
 
@@ -37,7 +38,7 @@ STORE_NOT_FOUND: Kinds = (InvalidObjectId, ObjectNotFound, ShardNotOpen, Unknown
 """No such object, or an ID the stores found they cannot use: 404."""
 
 UNAVAILABLE: Kinds = (LimiterUnavailable, ShardingError, GraphError, FeedError, OperationalError,
-                      InterfaceError, BrokerError)
+                      InterfaceError, BrokerError, QueueUnavailable)
 """A store (or the queue, or the credential attempt limiter) that cannot answer now: 503."""
 
 

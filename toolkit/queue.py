@@ -8,25 +8,38 @@ are loaded (``PinsiteConfig.ready``), never at import time, and connects lazily.
 Every send is confirmed by RabbitMQ (the message is on disk) before it returns. An actor that
 sends several messages sends them together with :func:`send_all`: one transaction, one wait.
 
+Queues are inspected here too, without consuming them: depths (:func:`queue_depths`) and the
+dead letters (:func:`dead_letters`). Dramatiq moves a message to ``<queue>.XQ`` once its
+retries are exhausted; RabbitMQ keeps it for the broker's dead-message TTL (7 days by default).
+Listing takes messages with ``basic_get`` and never acknowledges them: closing the channel
+puts every one back, in order.
+
 >>> send_all(deliver.message(pin, chunk) for chunk in chunks)
+>>> [letter.actor for letter in dead_letters(["feed_standby"])]
+['feed_deliver_pin_standby']
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import os
-from collections.abc import Iterable
-from contextlib import suppress
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from typing import Any, cast
 
 import dramatiq
 import pika
+import pika.exceptions
 from django.conf import settings
 from dramatiq import Message
 from dramatiq.brokers.rabbitmq import MAX_ENQUEUE_ATTEMPTS, RabbitmqBroker
-from dramatiq.common import q_name
+from dramatiq.common import q_name, xq_name
 from dramatiq.errors import ConnectionClosed
 from dramatiq.middleware import default_middleware
+
+from toolkit.errors import StoreUnavailable
 
 # Dramatiq's Prometheus middleware runs only where the site's metrics directory is shared
 # (``manage.py runsite`` sets ``dramatiq_prom_db`` and a loopback ``dramatiq_prom_host``);
@@ -154,3 +167,107 @@ def raw_publish(queue: str, bodies: list[bytes], batch: int = BATCH) -> None:
             channel.tx_commit()
     finally:
         connection.close()
+
+
+# --- Inspecting queues ------------------------------------------------------------------
+
+CONNECT_TIMEOUT_SECONDS = 5
+
+
+class QueueUnavailable(StoreUnavailable):
+    """RabbitMQ cannot be reached to list the dead letters or count the messages."""
+
+
+@dataclass(frozen=True)
+class QueueDepth:
+    """Messages waiting in a queue: ready, delayed (retries) and dead."""
+
+    name: str
+    ready: int
+    delayed: int
+    dead: int
+
+
+def queue_depths(names: Sequence[str]) -> list[QueueDepth]:
+    """Ready, delayed and dead messages of each queue (declaring any that are missing)."""
+    broker = dramatiq.get_broker()
+    if not isinstance(broker, RabbitmqBroker):
+        raise QueueUnavailable(f"{type(broker).__name__} cannot report queue depths")
+    try:
+        return [QueueDepth(name, *broker.get_queue_message_counts(name)) for name in names]
+    except Exception as exc:  # the broker lets its AMQP client's errors through unwrapped
+        raise QueueUnavailable(f"RabbitMQ cannot report queue depths: {exc!r}") from exc
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    """One message that exhausted its retries."""
+
+    queue: str
+    message_id: str
+    actor: str
+    args: list[Any]
+    kwargs: dict[str, Any]
+    retries: int
+    failed_at_ms: int | None
+    error: str
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def dead_letters(queues: Sequence[str], limit: int = 1000) -> list[DeadLetter]:
+    """Up to ``limit`` dead letters of each of ``queues`` (their ``.XQ`` queues), oldest first;
+    queues that were never declared have none."""
+    found: list[DeadLetter] = []
+    with _connection() as connection:
+        for queue in queues:
+            try:
+                found += _peek(connection, queue, limit)
+            except pika.exceptions.AMQPError as exc:
+                raise QueueUnavailable(f"RabbitMQ failed while reading {queue}: {exc!r}") from exc
+    return found
+
+
+def _peek(connection: Any, queue: str, limit: int) -> list[DeadLetter]:
+    """Read without acknowledging; closing the channel returns the messages to the queue."""
+    channel = connection.channel()
+    letters = []
+    try:
+        for _ in range(limit):
+            method, _properties, body = channel.basic_get(xq_name(queue),
+                                                          auto_ack=False)
+            if method is None:
+                break
+            letters.append(_decode(queue, body))
+    except pika.exceptions.ChannelClosedByBroker:
+        return letters
+    channel.close()
+    return letters
+
+
+def _decode(queue: str, body: bytes) -> DeadLetter:
+    message = json.loads(body)
+    options = message.get("options", {})
+    trace = (options.get("traceback") or "").strip().splitlines()
+    return DeadLetter(queue=queue, message_id=str(message.get("message_id", "")),
+                      actor=str(message.get("actor_name", "")), args=message.get("args", []),
+                      kwargs=message.get("kwargs", {}), retries=int(options.get("retries", 0)),
+                      failed_at_ms=options.get("requeue_timestamp"),
+                      error=trace[-1] if trace else "")
+
+
+@contextmanager
+def _connection() -> Iterator[Any]:
+    parameters = pika.URLParameters(settings.AMQP_URL)
+    parameters.socket_timeout = CONNECT_TIMEOUT_SECONDS
+    parameters.blocked_connection_timeout = CONNECT_TIMEOUT_SECONDS
+    try:
+        connection = pika.BlockingConnection(parameters)
+    except pika.exceptions.AMQPError as exc:
+        raise QueueUnavailable(f"RabbitMQ cannot be reached: {exc!r}") from exc
+    try:
+        yield connection
+    finally:
+        if connection.is_open:
+            connection.close()

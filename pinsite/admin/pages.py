@@ -28,9 +28,11 @@ from pins.exceptions import ContentError
 from pins.types import USER
 from sharding.exceptions import MalformedObjectId, ShardingError
 from sharding.ids import parse_id
+from toolkit.queue import QueueUnavailable
 
 T = TypeVar("T")
-STORE_ERRORS = (ShardingError, GraphError, FeedError, ContentError, DatabaseError, BrokerError)
+STORE_ERRORS = (ShardingError, GraphError, FeedError, ContentError, DatabaseError, BrokerError,
+                QueueUnavailable)
 """Errors an operators' page reports on the page: a store down, a refused action."""
 
 

@@ -15,7 +15,6 @@ from events.conf import events_settings
 from events.status import backlog
 from feed import observe
 from feed import tasks as feed_tasks
-from feed.deadletters import DeadLetter, QueueDepth, dead_letters
 from feed.selectors import feed_head
 from feed.speculative import answers
 from feed.store.pools import CLUSTERS, Cluster, address
@@ -23,6 +22,7 @@ from pins.types import USER
 from pinsite.admin import dashboard
 from pinsite.admin.pages import attempt, render_page
 from sharding import ids
+from toolkit.queue import DeadLetter, QueueDepth, dead_letters
 
 SHOWN_LETTERS = 50
 PROBE_USER = ids.compose(0, USER.type_id, 1)

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from feed import delivery, storage, tasks, trim
-from feed.deadletters import queue_depths
 from feed.schema import Entry
 from feed.store.pools import CLUSTERS
 from graph.actions import follow_user, unfollow_board
@@ -22,6 +21,7 @@ from tests.feed.helpers import (
 )
 from tests.feed.running import RunningQueue
 from toolkit.clock import now_us
+from toolkit.queue import queue_depths
 
 
 def test_a_delivery_writes_the_pin_into_every_following_feed() -> None:

@@ -19,7 +19,6 @@ from dramatiq.common import dq_name, xq_name
 from pytest_django import Settings
 
 from feed import observe
-from feed.deadletters import QueueDepth
 from feed.exceptions import ObservationsUnavailable
 from feed.middleware import held_retries
 from feed.speculative import speculative
@@ -33,6 +32,7 @@ from tests.feed.helpers import (
 )
 from tests.polling import wait_until
 from toolkit.clock import now_us
+from toolkit.queue import QueueDepth
 
 pytestmark = pytest.mark.usefixtures("observations_db")
 

@@ -17,7 +17,6 @@ from django.core.management import call_command
 
 from devstack import Stack
 from feed import storage, tasks
-from feed.deadletters import dead_letters
 from feed.schema import Entry
 from feed.selectors import feed_page
 from feed.store import pools
@@ -34,6 +33,7 @@ from tests.feed.helpers import (
 )
 from tests.polling import wait_until
 from toolkit.clock import now_us
+from toolkit.queue import dead_letters
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,6 @@ from django.core.management.base import CommandError, CommandParser
 
 from feed import observe, pulled, rebuild, selectors, setup, sources, tasks
 from feed.conf import pull_above
-from feed.deadletters import dead_letters
 from feed.exceptions import FeedError, FeedUnavailable
 from feed.schema import Entry
 from feed.store.pools import CLUSTERS
@@ -18,6 +17,7 @@ from pins.exceptions import ContentError
 from pins.selectors import pinner_ids, resolve_user
 from sharding.exceptions import ShardingError
 from toolkit.commands import SubcommandCommand, progress
+from toolkit.queue import QueueUnavailable, dead_letters
 
 MAX_LAG_MINUTES = 60
 
@@ -25,7 +25,7 @@ MAX_LAG_MINUTES = 60
 class Command(SubcommandCommand):
     help = ("Operate the following feed: create its tables, show or rebuild a feed, dead "
             "letters, pulled (celebrity) boards, fanout lag.")
-    error_types = (FeedError, GraphError, ShardingError, ContentError)
+    error_types = (FeedError, GraphError, ShardingError, ContentError, QueueUnavailable)
 
     def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
         self.add_subparser(subparsers, parent, "init",
