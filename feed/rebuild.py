@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from feed import sources, storage, trim
 from feed.schema import Entry, newest_first
 from feed.store.pools import Cluster
-from graph.edgelog import follower_lock
+from graph.actions import follows_paused
 from toolkit.clock import now_us
 
 
@@ -50,7 +50,7 @@ def target(user_id: int) -> Target:
 
 def rebuild(cluster: Cluster, user_id: int) -> Rebuilt:
     """Make the user's feed on ``cluster`` equal to :func:`target`."""
-    with follower_lock(user_id):
+    with follows_paused(user_id):
         now = now_us()
         goal = target(user_id)
         row = storage.read_feed(cluster, user_id)

@@ -18,7 +18,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from events.publisher import publish_soon
@@ -103,6 +104,15 @@ def forget_user(user_id: int) -> int:
     for chunk in selectors.iter_user_followers(user_id, explicit_only=True):
         dropped += sum(_drop_user_follow(follower, user_id) for follower in chunk)
     return dropped
+
+
+@contextmanager
+def follows_paused(user_id: int) -> Iterator[None]:
+    """No follow or unfollow by ``user_id`` lands while the block runs: the follower's lock
+    of every graph write, held (a feed rebuild reads the user's follows, then writes the
+    feed, and a follow in between would be lost)."""
+    with edgelog.follower_lock(user_id):
+        yield
 
 
 def _drop_user_follow(follower: int, target: int) -> int:
