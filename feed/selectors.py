@@ -22,8 +22,8 @@ from feed.speculative import speculative
 from feed.storage import FeedRow, Window, read_feed, read_window
 from feed.store.pools import Cluster
 from pins.domain import Pin
+from pins.selectors import pins_by_id
 from pins.types import USER
-from sharding import objects
 from sharding.ids import parse_id
 from sharding.mappings import MAX_PAGE
 from toolkit import paging
@@ -100,9 +100,9 @@ def hydrate(entries: list[Entry]) -> list[Pin]:
 
 def hydrate_ids(pin_ids: list[int]) -> list[Pin]:
     """The pins of ``pin_ids``, in order, skipping pins that no longer exist (one
-    ``objects.get_many``)."""
-    found = objects.get_many(pin_ids)
-    return [Pin.from_json(pin_id, found[pin_id]) for pin_id in pin_ids if pin_id in found]
+    ``objects.get_many``, through :func:`pins.selectors.pins_by_id`)."""
+    found = pins_by_id(pin_ids)
+    return [found[pin_id] for pin_id in pin_ids if pin_id in found]
 
 
 def page_size(limit: int | None) -> int:

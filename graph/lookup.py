@@ -2,8 +2,8 @@
 
 IDs of the wrong type and malformed IDs raise
 :class:`~sharding.exceptions.MalformedObjectId` (:func:`sharding.ids.parse_id`); IDs of users
-or boards that do not exist raise :class:`GraphNotFound`. Objects come from the object store
-(object cache first), in one batch per call.
+or boards that do not exist raise :class:`GraphNotFound`. Objects come from the content's
+selectors (object cache first), in one batch per call.
 
 >>> board_owners([144959613005987841])
 {144959613005987841: 144959613005987329}
@@ -12,12 +12,10 @@ or boards that do not exist raise :class:`GraphNotFound`. Objects come from the 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from graph.exceptions import GraphNotFound
+from pins.selectors import boards_by_id, users_by_id
 from pins.types import BOARD, USER
-from sharding import objects
-from sharding.exceptions import ShardNotOpen
 from sharding.ids import parse_id
 
 
@@ -39,7 +37,7 @@ def board_ids(values: Iterable[int | str]) -> list[int]:
 
 def require_users(*user_id_list: int) -> None:
     """Raise :class:`GraphNotFound` unless every user exists."""
-    found = _load(user_id_list)
+    found = users_by_id(user_id_list)
     missing = [str(uid) for uid in user_id_list if uid not in found]
     if missing:
         raise GraphNotFound(f"no user {', '.join(missing)}")
@@ -53,23 +51,8 @@ def board_owner(board: int) -> int:
 def board_owners(boards: Iterable[int], strict: bool = True) -> dict[int, int]:
     """``board → owner`` of existing boards; unknown boards raise unless ``strict`` is False."""
     wanted = list(dict.fromkeys(boards))
-    found = {board: int(data["owner_id"]) for board, data in _load(wanted).items()}
+    found = {board_id: board.owner_id for board_id, board in boards_by_id(wanted).items()}
     missing = [str(board) for board in wanted if board not in found]
     if strict and missing:
         raise GraphNotFound(f"no board {', '.join(missing)}")
     return found
-
-
-def _load(object_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
-    wanted = list(object_ids)
-    try:
-        return objects.get_many(wanted)
-    except ShardNotOpen:
-        return {oid: data for oid in wanted if (data := _load_one(oid)) is not None}
-
-
-def _load_one(object_id: int) -> dict[str, Any] | None:
-    try:
-        return objects.get(object_id)
-    except ShardNotOpen:
-        return None

@@ -119,7 +119,8 @@ def get_pin(pin_id: int | str) -> Pin:
 
 def users_by_id(user_ids: Iterable[int]) -> dict[int, User]:
     """The users among ``user_ids`` that exist, in the order given: ONE ``objects.get_many``
-    (object cache, one query per host). IDs of other types count as missing."""
+    (object cache, one query per host). IDs of other types, or on shards that are not open,
+    count as missing."""
     return {user_id: User.from_json(user_id, data)
             for user_id, data in _of_type(user_ids, USER).items()}
 
@@ -137,9 +138,22 @@ def pins_by_id(pin_ids: Iterable[int]) -> dict[int, Pin]:
 
 
 def _of_type(object_ids: Iterable[int], object_type: Any) -> dict[int, JSONObject]:
+    """The stored JSON of the objects among ``object_ids`` of ``object_type``; one on a shard
+    that is not open counts as missing."""
     wanted = [object_id for object_id in dict.fromkeys(object_ids)
               if ids.decompose(object_id).type_id == object_type.type_id]
-    return objects.get_many(wanted)
+    try:
+        return objects.get_many(wanted)
+    except ShardNotOpen:
+        return {object_id: data for object_id in wanted
+                if (data := _stored_if_open(object_id)) is not None}
+
+
+def _stored_if_open(object_id: int) -> JSONObject | None:
+    try:
+        return objects.get(object_id)
+    except ShardNotOpen:
+        return None
 
 
 def boards_of(user_id: int | str, limit: int | None = None, after: str | None = None,
