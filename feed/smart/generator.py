@@ -1,6 +1,7 @@
 """The content generator: on a visit, decide how many new pins to show and take them from the
 pools, mixed and best first (:func:`feed.smart.scoring.mix`). Entries whose pin was deleted are
-left out of the mix and removed with the rest (one ``objects.get_many``, cache first).
+left out of the mix and removed with the rest (one :func:`pins.selectors.pins_by_id`, cache
+first).
 
 It reads, except that it first pulls the new pins of the celebrity boards the user follows into
 the pools (:func:`feed.smart.intake.pull_celebrities`; those boards are not fanned out). The
@@ -29,7 +30,7 @@ from feed.smart import intake, pools
 from feed.smart.conf import smart_settings
 from feed.smart.schema import SOURCES, Source
 from feed.smart.scoring import US_PER_HOUR, Candidate, Mix, mix
-from sharding import objects
+from pins.selectors import pins_by_id
 from toolkit import clock
 
 HISTORY = 5
@@ -89,7 +90,7 @@ def generate(user_id: int, now_us: int | None = None, limit: int | None = None) 
         size = min(size, limit)
     window = 2 * size + 10
     scanned = {source: pools.best(user_id, source, window) for source in SOURCES}
-    alive = objects.get_many({c.pin_id for found in scanned.values() for c in found})
+    alive = pins_by_id({c.pin_id for found in scanned.values() for c in found})
     candidates: dict[str, list[Candidate]] = {
         source: [c for c in found if c.pin_id in alive] for source, found in scanned.items()}
     gone = [c for found in scanned.values() for c in found if c.pin_id not in alive]

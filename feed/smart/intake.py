@@ -32,9 +32,9 @@ from pins.domain import Pin
 from pins.interest_pins import interest_pin_ids
 from pins.interests import interest, interest_by_id
 from pins.related import related_pins
-from pins.selectors import repin_count
+from pins.selectors import pins_by_id, repin_count
 from pins.types import USER_HAS_PINS
-from sharding import mappings, objects
+from sharding import mappings
 
 Points = dict[tuple[Affinity, int], int]
 
@@ -78,9 +78,7 @@ def insert_for_user(user_id: int, source: Source, pin_ids: Iterable[int],
                     pending: Points | None = None) -> list[tuple[int, Source]]:
     """Score several pins for one user and put them into one pool (backfills, rebuilds);
     ``pending`` are affinity points not stored yet that the scores count already."""
-    found = objects.get_many(pin_ids)
-    pins = [Pin.from_json(pin_id, data) for pin_id, data in found.items()]
-    pins = [pin for pin in pins if pin.pinner_id != user_id]
+    pins = [pin for pin in pins_by_id(pin_ids).values() if pin.pinner_id != user_id]
     if not pins:
         return []
     columns = sorted({column for pin in pins for column in affinity_columns(pin)})
@@ -186,8 +184,8 @@ def rebuild(user_id: int) -> dict[str, int]:
     for topic in interest_follows.followed_interests(user_id):
         insert_for_user(user_id, "interests", _interest_pins(topic.id))
     saved = [entry.to_id for entry in mappings.page(USER_HAS_PINS, user_id, limit=20).items]
-    for pin_id, data in objects.get_many(saved).items():
-        _pool_related(Pin.from_json(pin_id, data))
+    for pin in pins_by_id(saved).values():
+        _pool_related(pin)
     return {source: size for source, size in pools.sizes(user_id).items()}
 
 
@@ -197,9 +195,9 @@ def purge(user_id: int, from_sources: Sequence[Source], gone: Callable[[Pin], bo
     entries) and its pins with one ``get_many``."""
     entries = [entry for source in from_sources
                for entry in pools.best(user_id, source, pool_cap() + pool_slack())]
-    found = objects.get_many({entry.pin_id for entry in entries})
-    doomed = [entry.key for entry in entries if entry.pin_id not in found
-              or gone(Pin.from_json(entry.pin_id, found[entry.pin_id]))]
+    found = pins_by_id({entry.pin_id for entry in entries})
+    doomed = [entry.key for entry in entries
+              if entry.pin_id not in found or gone(found[entry.pin_id])]
     return pools.remove(doomed)
 
 
@@ -213,8 +211,7 @@ def _purge_unfollowed(user_id: int, kind: Affinity, target_id: int) -> int:
 
 
 def load_pin(pin_id: int) -> Pin | None:
-    data = objects.get(pin_id)
-    return None if data is None else Pin.from_json(pin_id, data)
+    return pins_by_id([pin_id]).get(pin_id)
 
 
 def affinity_columns(pin: Pin) -> list[bytes]:
@@ -241,10 +238,9 @@ def _backfill_following(user_id: int, boards: Sequence[int], users: Sequence[int
     for user in users:
         pin_ids += [entry.to_id for entry in mappings.page(USER_HAS_PINS, user,
                                                            limit=limit).items]
-    found = objects.get_many(pin_ids)
     by_source: dict[Source, list[int]] = {"following": [], "repins": []}
-    for pin_id, data in found.items():
-        by_source[source_of(Pin.from_json(pin_id, data))].append(pin_id)
+    for pin_id, pin in pins_by_id(pin_ids).items():
+        by_source[source_of(pin)].append(pin_id)
     due: list[tuple[int, Source]] = []
     for source, ids in by_source.items():
         due += insert_for_user(user_id, source, ids, pending)
