@@ -132,12 +132,18 @@ def wait_gone(pid: int, marker: str, timeout: float) -> bool:
     return True
 
 
-def terminate(pid: int, marker: str, timeout: float) -> bool:
-    """Stop ``pid``: SIGTERM, then SIGKILL to its process group after ``timeout`` seconds.
-    Returns False if it still runs :data:`KILL_WAIT_SECONDS` after the SIGKILL."""
-    send_signal(pid, signal.SIGTERM)
-    if wait_gone(pid, marker, timeout):
-        return True
+def terminate(pid: int, marker: str, timeout: float, resend: float | None = None) -> bool:
+    """Stop ``pid``: SIGTERM (again every ``resend`` seconds, for a server that may refuse one
+    and carry on), then SIGKILL to its process group after ``timeout`` seconds. Returns False
+    if it still runs :data:`KILL_WAIT_SECONDS` after the SIGKILL."""
+    deadline = time.monotonic() + timeout
+    while True:
+        send_signal(pid, signal.SIGTERM)
+        left = deadline - time.monotonic()
+        if wait_gone(pid, marker, min(left, resend) if resend else left):
+            return True
+        if time.monotonic() >= deadline:
+            break
     send_signal(pid, signal.SIGKILL, group=True)
     return wait_gone(pid, marker, KILL_WAIT_SECONDS)
 

@@ -32,6 +32,8 @@ class Service:
     kind: ClassVar[str] = "service"
     start_timeout: ClassVar[float] = 60.0
     stop_timeout: ClassVar[float] = 30.0
+    sigterm_again_after: ClassVar[float | None] = None
+    """Send SIGTERM again this often while the server runs (see :class:`~devstack.redis.Redis`)."""
     # An old master of this kind is fenced, not made a replica, when its replica is promoted
     # (see :mod:`devstack.roles`).
     fenced_when_replaced: ClassVar[bool] = False
@@ -191,7 +193,8 @@ class Service:
         process is gone and its ports are free (:class:`StopError` if not in time)."""
         pid = self.pid()
         if pid is not None:
-            if not process.terminate(pid, self.marker, timeout or self.stop_timeout):
+            if not process.terminate(pid, self.marker, timeout or self.stop_timeout,
+                                     resend=self.sigterm_again_after):
                 raise StopError(self.name, f"pid {pid} still runs "
                                 f"{process.KILL_WAIT_SECONDS:.0f}s after it was signalled")
             self.wait_ports_free(pid, process.KILL_WAIT_SECONDS)

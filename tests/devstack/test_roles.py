@@ -194,3 +194,7 @@ def test_start_brings_a_deposed_redis_master_back_as_the_promoted_ones_replica(
     assert "started redis001a as redis001b's replica" in said
     assert "role:slave" in str(redis_command(old, "INFO", "replication"))
     assert wait_until(lambda: redis_command(old, "GET", "after") == "4")
+    # Stopped at once, while it may still write its first AOF after the full sync (when Redis
+    # refuses a SIGTERM): it is asked again and exits cleanly, not killed at the timeout.
+    assert isinstance(old, Redis) and old.stop()
+    assert "ready to exit" in old.server_log.read_text().splitlines()[-1]
