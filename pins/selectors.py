@@ -13,6 +13,7 @@ from its sliced list (:mod:`pins.interest_pins`), merged over the shards holding
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from typing import Any, TypeVar
 
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -65,22 +66,15 @@ def resolve_user(text: str) -> int:
     as a username. Digits that are no user ID and no username are
     :class:`~sharding.exceptions.MalformedObjectId`; anything else that names nobody is
     :class:`NotFound`."""
-    named = (Pinner.objects.filter(account__username__iexact=text.strip())
-             .values_list("user_id", flat=True).first())
     try:
         user_id = parse_id(text, USER)
-    except MalformedObjectId:
-        if named is not None:
-            return int(named)
-        if text.strip().isdigit():
-            raise
-        raise NotFound(f"No pinner is called {text.strip()!r}.") from None
-    try:
         get_user(user_id)
-    except NotFound:
-        if named is None:
-            raise
-        return int(named)
+    except (MalformedObjectId, NotFound):
+        if not text.strip().isdigit():
+            return pinner_by_username(text).user_id
+        with suppress(NotFound):
+            return pinner_by_username(text).user_id
+        raise
     return user_id
 
 

@@ -24,7 +24,6 @@ from sharding.hosts import after_commit, alias_for_shard, cursor, in_transaction
 from sharding.ids import ObjectType, expect_type
 from toolkit import paging
 from toolkit.clock import now_us
-from toolkit.paging import Page
 
 MAX_PAGE = 1000
 
@@ -210,7 +209,7 @@ def sequence_of(table: MappingTable, from_id: int, to_id: int) -> int | None:
 
 
 def page(table: MappingTable, from_id: int, limit: int = 50, after: str | None = None,
-         ) -> Page[Entry]:
+         ) -> paging.Page[Entry]:
     """Newest-first entries of ``from_id``'s list, ``limit`` at a time, after cursor ``after``.
 
     The first page of a list comes from the list cache when it holds enough entries.
@@ -223,7 +222,7 @@ def page(table: MappingTable, from_id: int, limit: int = 50, after: str | None =
         entries = _select_page(table, from_id, limit + 1, start)
     more = len(entries) > limit
     entries = entries[:limit]
-    return Page(entries, encode_cursor(entries[-1]) if more and entries else None)
+    return paging.Page(entries, encode_cursor(entries[-1]) if more and entries else None)
 
 
 def _check_limit(limit: int) -> None:

@@ -56,10 +56,10 @@ def pinner_of(user_id: str) -> User:
     """The pinner an action's URL names: a 400 for a malformed ID, a 404 when no pinner has
     it (or the store cannot say)."""
     try:
-        parse_id(user_id, USER)
+        checked = parse_id(user_id, USER)
     except MalformedObjectId as exc:
         raise BadRequest(str(exc)) from exc
-    user, error = attempt(lambda: content.get_user(user_id))
+    user, error = attempt(lambda: content.get_user(checked))
     if user is None:
         raise Http404(error)
     return user
