@@ -7,7 +7,11 @@ MANAGE := $(PY) manage.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test stop setup stack test-stack lint bench-shards
+.PHONY: run test stop setup bytecode stack test-stack lint bench-shards
+# Our own packages, compiled ahead: with PYTHONDONTWRITEBYTECODE set (as on our machines) every
+# manage.py, worker and test subprocess would otherwise compile them again (0.5 s of CPU each).
+SOURCES := accounts benchmarks devstack events feed graph legacy pins pinsite sharding toolkit \
+	tests manage.py
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m devstack packages
@@ -18,7 +22,10 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-stack: setup
+bytecode: setup
+	$(PY) -m compileall -q $(SOURCES)
+
+stack: bytecode
 	$(PYTHON) -m devstack --profile dev up
 	PINSITE_PROFILE=dev $(MANAGE) migrate --noinput
 	PINSITE_PROFILE=dev $(MANAGE) shards init
@@ -31,7 +38,7 @@ stack: setup
 run: stack
 	PINSITE_PROFILE=dev $(MANAGE) runsite $(HOST):$(PORT)
 
-test-stack: setup
+test-stack: bytecode
 	$(PYTHON) -m devstack --profile test up
 
 test: test-stack
