@@ -53,7 +53,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
             cwd=settings.BASE_DIR, env=env, stdout=out, stderr=subprocess.STDOUT)
     running = Site(f"http://127.0.0.1:{port}", process, var, log)
     try:
-        wait_until(lambda: _answers(running.url + "/healthz"), timeout=60, every=0.2)
+        assert wait_until(lambda: _answers(running.url + "/healthz"), timeout=60, every=0.2), \
+            log.read_text()[-3000:]
         yield running
     finally:
         if process.poll() is None:
@@ -158,7 +159,7 @@ def test_metrics_sum_every_process_of_the_site(site: Site) -> None:
         page = follower_http.get(f"{site.url}/api/v1/me/feed/", timeout=10).json()
         return pin.json()["id"] in [item["id"] for item in page["items"]]
 
-    wait_until(in_feed, timeout=30, every=0.3)
+    assert wait_until(in_feed, timeout=30, every=0.3), "the pin never reached the feed"
 
     def scrape() -> str:
         response = requests.get(site.url + "/metrics", timeout=10)
@@ -166,8 +167,8 @@ def test_metrics_sum_every_process_of_the_site(site: Site) -> None:
         assert response.headers["Content-Type"].startswith("text/plain")
         return response.text
 
-    wait_until(lambda: _sample(scrape(), "pinsite_feed_fanout_lag_seconds_count",
-                               cluster="standby") >= 1, timeout=30, every=0.3)
+    assert wait_until(lambda: _sample(scrape(), "pinsite_feed_fanout_lag_seconds_count",
+                                      cluster="standby") >= 1, timeout=30, every=0.3)
     metrics = scrape()
     assert _sample(metrics, "pinsite_request_seconds_count", view="api-feed", status="2xx") >= 1
     assert _sample(metrics, "pinsite_request_seconds_count", view="api-pins", method="POST") >= 1

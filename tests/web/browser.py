@@ -83,6 +83,15 @@ def images_loaded(driver: WebDriver) -> bool:
         ".every(i => i.complete && i.naturalWidth > 0);"))
 
 
+def images_settled(driver: WebDriver) -> bool:
+    """Every ``<img>`` in the window has loaded or failed to: the suite's pins of other tests
+    keep their images in those tests' own media folders, so a feed may show broken ones."""
+    return bool(driver.execute_script(
+        "return Array.from(document.images)"
+        ".filter(i => i.getBoundingClientRect().top < window.innerHeight)"
+        ".every(i => i.complete);"))
+
+
 def text_of(driver: WebDriver, selector: str) -> str | None:
     """The text of the element ``selector`` finds, or ``None`` while it is being replaced."""
     try:
@@ -109,8 +118,9 @@ def submit(driver: WebDriver, label: str) -> None:
 
 
 def screenshot(driver: WebDriver, path: Path) -> Path:
-    """Save a PNG of the page as the window shows it (images loaded first)."""
-    wait_until(lambda: images_loaded(driver), timeout=15, every=0.1)
+    """Save a PNG of the page as the window shows it, once its images have settled."""
+    assert wait_until(lambda: images_settled(driver), timeout=15, every=0.1), \
+        "images of the page are still loading"
     path.parent.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(path))
     return path
