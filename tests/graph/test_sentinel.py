@@ -33,10 +33,10 @@ from devstack.sentinel import Sentinel
 from devstack.service import MASTER, REPLICA
 from graph.tables import USER_FOLLOWS_USER
 from sharding import mappings
+from tests.commands import Commands
 from tests.graph.test_failover import (
     REPO,
     Writer,
-    _manage,
     assert_users_verify_clean,
     kill_with_unreplicated_follows,
     pair_environment,
@@ -56,6 +56,7 @@ class Watched:
     master: Redis
     replica: Redis
     sentinels: list[Sentinel]
+    commands: Commands  # the operator's commands about the pair
 
 
 @pytest.fixture
@@ -77,15 +78,16 @@ def watched(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Watched]:
             service.up()
         assert wait_until(lambda: all(sees_the_replica(s, "redisq1") for s in sentinels),
                           timeout=20)
-        yield Watched(environment, master, replica, sentinels)
+        with Commands(environment) as commands:
+            yield Watched(environment, master, replica, sentinels, commands)
     finally:
         destroy(*sentinels, master, replica)
 
 
 @pytest.fixture
 def orchestrator(watched: Watched) -> Iterator[subprocess.Popen[str]]:
-    _manage(watched.environment, "shards", "init", "--quiet")
-    _manage(watched.environment, "graph", "init")
+    watched.commands.run("shards", "init", "--quiet")
+    watched.commands.run("graph", "init")
     process = subprocess.Popen(
         [sys.executable, "manage.py", "orchestrator", "run", "--interval", "0.5"],
         cwd=REPO, env=watched.environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -98,12 +100,12 @@ def orchestrator(watched: Watched) -> Iterator[subprocess.Popen[str]]:
 
 
 def _vshard_pair(watched: Watched) -> set[tuple[str, str | None]]:
-    shown = json.loads(_manage(watched.environment, "graph", "vshards", "show", "--json"))
+    shown = json.loads(watched.commands.run("graph", "vshards", "show", "--json"))
     return {(r["master"], r["replica"]) for r in shown["ranges"]}
 
 
 def _graph_history(watched: Watched) -> list[dict[str, object]]:
-    entries = json.loads(_manage(watched.environment, "orchestrator", "history", "--json"))
+    entries = json.loads(watched.commands.run("orchestrator", "history", "--json"))
     return [entry for entry in entries if entry.get("store") == "graph"]
 
 
@@ -186,13 +188,13 @@ def _pending_ping(watcher: Sentinel) -> bool:
 
 def _rounds(watched: Watched) -> tuple[str, int] | None:
     """The orchestrator's leader and how many rounds it has run (None before the first)."""
-    status = json.loads(_manage(watched.environment, "orchestrator", "status", "--json"))
+    status = json.loads(watched.commands.run("orchestrator", "status", "--json"))
     return None if status["rounds"] is None else (status["leader"], int(status["rounds"]))
 
 
 def _ran_a_clean_round_since(watched: Watched, then: tuple[str, int] | None) -> bool:
     """Whether the leader of ``then`` has since begun and finished a round without errors."""
-    status = json.loads(_manage(watched.environment, "orchestrator", "status", "--json"))
+    status = json.loads(watched.commands.run("orchestrator", "status", "--json"))
     return (then is not None and status["leader"] == then[0]
             and int(status["rounds"]) >= then[1] + 2 and status["errors"] == [])
 

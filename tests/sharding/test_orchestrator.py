@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ import pytest
 from devstack.pairs import destroy, mysql_pair
 from sharding import ids
 from sharding.conf import sharding_settings
+from tests.commands import Commands
 from tests.polling import wait_until
 from tests.sharding.test_failover import (
     MASTER,
@@ -32,7 +34,6 @@ from tests.sharding.test_failover import (
     Pair,
     Writer,
     _free_ports,
-    _manage,
     _stored_local_ids,
     pair_environment,
 )
@@ -42,9 +43,16 @@ PATIENT_NET_TIMEOUT = 30  # a replica that outwaits the leader's three failed pr
 FAILURES = 3
 
 
+@dataclass
+class WatchedPair(Pair):
+    """The pair, and a process answering the operator's commands about it."""
+
+    commands: Commands
+
+
 @pytest.fixture
 def pair(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest,
-         ) -> Iterator[Pair]:
+         ) -> Iterator[WatchedPair]:
     """The pair; its replica's ``slave_net_timeout`` is ``NET_TIMEOUT`` unless the test
     passes another (``indirect`` parametrization)."""
     ports = _free_ports()
@@ -53,15 +61,16 @@ def pair(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReques
     master, replica = mysql_pair(MASTER, REPLICA, *ports, root, net_timeout=net_timeout)
     environment = pair_environment(ports, root)
     try:
-        _manage(environment, "shards", "init", "--quiet")
-        yield Pair(environment, master, ports[1])
+        with Commands(environment) as commands:
+            commands.run("shards", "init", "--quiet")
+            yield WatchedPair(environment, master, ports[1], commands)
     finally:
         master.kill(signal.SIGCONT)
         destroy(master, replica)
 
 
 @pytest.fixture
-def orchestrators(pair: Pair, tmp_path: Path) -> Iterator[list[subprocess.Popen[str]]]:
+def orchestrators(pair: WatchedPair, tmp_path: Path) -> Iterator[list[subprocess.Popen[str]]]:
     """Two orchestrators (one leads, one waits), probing every 0.3 s, 3 failures to act."""
     started = [subprocess.Popen(
         [sys.executable, "manage.py", "orchestrator", "run", "--interval", "0.3",
@@ -78,29 +87,28 @@ def orchestrators(pair: Pair, tmp_path: Path) -> Iterator[list[subprocess.Popen[
             assert process.wait(timeout=20) == 0, "an orchestrator did not stop on SIGTERM"
 
 
-def status(pair: Pair) -> dict[str, Any]:
+def status(pair: WatchedPair) -> dict[str, Any]:
     """What ``orchestrator status`` reports: the contenders and the leader's last round."""
-    found: dict[str, Any] = json.loads(_manage(pair.environment, "orchestrator", "status",
-                                               "--json"))
+    found: dict[str, Any] = json.loads(pair.commands.run("orchestrator", "status", "--json"))
     return found
 
 
-def _both_running_and_one_leading(pair: Pair) -> bool:
+def _both_running_and_one_leading(pair: WatchedPair) -> bool:
     now = status(pair)
     return len(now["contenders"]) == 2 and (now["rounds"] or 0) >= 1
 
 
-def history(pair: Pair) -> list[dict[str, object]]:
+def history(pair: WatchedPair) -> list[dict[str, object]]:
     entries: list[dict[str, object]] = json.loads(
-        _manage(pair.environment, "orchestrator", "history", "--json"))
+        pair.commands.run("orchestrator", "history", "--json"))
     return entries
 
 
-def promotions(pair: Pair) -> list[dict[str, object]]:
+def promotions(pair: WatchedPair) -> list[dict[str, object]]:
     return [entry for entry in history(pair) if entry["kind"] == "promoted"]
 
 
-def read_only(pair: Pair) -> bool:
+def read_only(pair: WatchedPair) -> bool:
     connection = MySQLdb.connect(host="127.0.0.1", port=pair.master.port,
                                  user=sharding_settings.ADMIN_USER,
                                  password=sharding_settings.ADMIN_PASSWORD, connect_timeout=2)
@@ -112,7 +120,7 @@ def read_only(pair: Pair) -> bool:
         connection.close()
 
 
-def assert_nothing_acknowledged_is_lost(pair: Pair, writer: Writer) -> None:
+def assert_nothing_acknowledged_is_lost(pair: WatchedPair, writer: Writer) -> None:
     stored = _stored_local_ids(pair.replica_port)
     written = {(ids.decompose(i).shard, ids.decompose(i).local_id) for i in writer.acknowledged}
     assert written - stored == set(), "acknowledged rows are missing on the new master"
@@ -120,7 +128,7 @@ def assert_nothing_acknowledged_is_lost(pair: Pair, writer: Writer) -> None:
 
 @pytest.mark.slow
 def test_a_killed_master_is_failed_over_without_a_command(
-        pair: Pair, orchestrators: list[subprocess.Popen[str]]) -> None:
+        pair: WatchedPair, orchestrators: list[subprocess.Popen[str]]) -> None:
     writer = writing(pair, 100)
     killed = time.monotonic()
     pair.master.kill(signal.SIGKILL)
@@ -132,11 +140,15 @@ def test_a_killed_master_is_failed_over_without_a_command(
     assert promoted["master"] == MASTER and promoted["replica"] == REPLICA
     print(f"first write on the new master {time.monotonic() - killed:.1f}s after the kill")
     assert_nothing_acknowledged_is_lost(pair, writer)
-    shown = json.loads(_manage(pair.environment, "shards", "show", "--json"))
-    assert [r["master"] for r in shown["ranges"]] == [REPLICA]
+    assert wait_until(lambda: _masters(pair) == [REPLICA], timeout=10)
 
 
-def writing(pair: Pair, count: int = 50) -> Writer:
+def _masters(pair: WatchedPair) -> list[str]:
+    shown = json.loads(pair.commands.run("shards", "show", "--json"))
+    return [r["master"] for r in shown["ranges"]]
+
+
+def writing(pair: WatchedPair, count: int = 50) -> Writer:
     """A writer process that has ``count`` acknowledged rows already."""
     writer = Writer(pair.environment)
     writer.wait_for(lambda: len(writer.acknowledged) >= count)
@@ -146,7 +158,7 @@ def writing(pair: Pair, count: int = 50) -> Writer:
 @pytest.mark.slow
 @pytest.mark.parametrize("pair", [PATIENT_NET_TIMEOUT], indirect=True)
 def test_a_briefly_stopped_master_is_not_failed_over(
-        pair: Pair, orchestrators: list[subprocess.Popen[str]]) -> None:
+        pair: WatchedPair, orchestrators: list[subprocess.Popen[str]]) -> None:
     """Stopped until the leader has counted ``FAILURES`` failed probes in a row, which is when
     it decides, and resumed long before its replica gives up on it."""
     writer = writing(pair)
@@ -165,7 +177,7 @@ def test_a_briefly_stopped_master_is_not_failed_over(
     assert not read_only(pair)
 
 
-def _answering_again(pair: Pair, then: dict[str, Any]) -> bool:
+def _answering_again(pair: WatchedPair, then: dict[str, Any]) -> bool:
     """Whether the leader of ``then`` has since run a whole round over the shard masters that
     found the master well (the graph's followers have no map to work on here)."""
     now = status(pair)
@@ -176,7 +188,7 @@ def _answering_again(pair: Pair, then: dict[str, Any]) -> bool:
 
 @pytest.mark.slow
 def test_a_master_stopped_longer_is_failed_over_and_refuses_writes_when_it_resumes(
-        pair: Pair, orchestrators: list[subprocess.Popen[str]]) -> None:
+        pair: WatchedPair, orchestrators: list[subprocess.Popen[str]]) -> None:
     writer = writing(pair)
     pair.master.kill(signal.SIGSTOP)
     assert wait_until(lambda: len(promotions(pair)) == 1, timeout=60)
