@@ -92,4 +92,4 @@ def _port_base(name: str) -> int:
         return int(raw)
     if name in KNOWN_BASES:
         return KNOWN_BASES[name]
-    raise ProfileError(f"profile {name!r} needs PINSITE_PORT_BASE (e.g. PINSITE_PORT_BASE=33000)")
+    raise ProfileError(f"profile {name!r} needs PINSITE_PORT_BASE (e.g. PINSITE_PORT_BASE=30000)")

@@ -1,6 +1,6 @@
 """The smoke run of the many-hosts test, as an HTTP client of a running site (stdlib only).
 
-``python -m tests.devstack.many_hosts_smoke http://10.231.0.1:33080`` waits for the site,
+``python -m tests.devstack.many_hosts_smoke http://10.231.0.1:30080`` waits for the site,
 checks ``/readyz``, signs up two pinners, gets their tokens, makes the second one follow the
 first, lets the first one make a board and a pin, and waits until that pin is in the second
 one's following feed. It prints one line per step and exits non-zero on the first failure.

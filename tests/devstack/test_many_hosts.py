@@ -7,8 +7,9 @@ ZooKeeper, RabbitMQ and HBase. One HBase cluster (``hbase1``: its server JVM and
 gateway) stands for all three roles here, primary, standby and pools, at one address: the
 other two would be four more JVMs to start on two cores, and what they would show (a cluster
 reached at another host's address) this one already shows. The stack is the ``hosts``
-profile (ports 33000+, ``var/hosts``, kept between runs so that only the first run installs
-MariaDB), bound to those addresses through ``PINSITE_BIND_HOST``. Inside the app namespace
+profile (ports 30000+, below the ephemeral ports that the namespaces' own connections take;
+``var/hosts``, kept between runs so that only the first run installs MariaDB), bound to those
+addresses through ``PINSITE_BIND_HOST``. Inside the app namespace
 the test initialises the stores, starts ``manage.py runsite`` and runs an HTTP smoke run
 against it (:mod:`tests.devstack.many_hosts_smoke`): sign-up, follow, board, pin, following
 feed.
@@ -39,7 +40,7 @@ from devstack.services import build_services, settings_env
 
 NETWORK = Network("pinsite", "10.231.0.0/24", ("app", "shards", "services"))
 PROFILE = "hosts"
-PORT_BASE = 33000
+PORT_BASE = 30000
 SITE_PORT = PORT_BASE + 80
 BIND_HOST = f"mysql*={NETWORK.address('shards')},*={NETWORK.address('services')}"
 PYTHON = sys.executable
