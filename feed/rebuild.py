@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from feed import sources, storage, trim
 from feed.schema import Entry, newest_first
 from feed.store.pools import Cluster
-from graph.actions import follows_paused
 from toolkit.clock import now_us
 
 
@@ -50,7 +49,7 @@ def target(user_id: int) -> Target:
 
 def rebuild(cluster: Cluster, user_id: int) -> Rebuilt:
     """Make the user's feed on ``cluster`` equal to :func:`target`."""
-    with follows_paused(user_id):
+    with sources.follows_paused(user_id):
         now = now_us()
         goal = target(user_id)
         row = storage.read_feed(cluster, user_id)

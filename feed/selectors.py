@@ -18,11 +18,11 @@ from feed import pulled, sources
 from feed.conf import feed_settings
 from feed.merge import Stream, board_stream, just_after, merge
 from feed.schema import Entry, decode_cursor, encode_cursor
+from feed.sources import pins_by_id
 from feed.speculative import speculative
 from feed.storage import FeedRow, Window, read_feed, read_window
 from feed.store.pools import Cluster
 from pins.domain import Pin
-from pins.selectors import pins_by_id
 from pins.types import USER
 from sharding.ids import parse_id
 from sharding.mappings import MAX_PAGE

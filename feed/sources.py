@@ -1,5 +1,7 @@
-"""What the feed reads from the graph and the content store: followers, follow checks, boards
-and their newest pins (as feed entries). One module, so the feed's dependencies are in view.
+"""What the feeds read from the graph and the content store: followers, follow checks, boards
+and their newest pins (as feed entries), pins, interests and related pins. The feeds (the
+following feed and the smart feed) reach ``pins`` and ``graph`` through this module alone
+(an import contract in ``pyproject.toml`` holds them to it), so their dependencies are in view.
 
 >>> board_entries(board_id, limit=3)
 [Entry(created_us=1718000000000000, pin_id=...), ...]
@@ -16,9 +18,15 @@ from typing import Any
 
 from feed.schema import Entry
 from graph import selectors
+from graph.actions import follows_paused
 from graph.conf import graph_settings
 from graph.exceptions import GraphNotFound
-from pins.types import BOARD_HAS_PINS, USER_HAS_BOARDS
+from graph.interests import followed_interests, iter_interest_followers
+from pins.interest_pins import interest_pin_ids
+from pins.interests import interest, interest_by_id
+from pins.related import related_pins
+from pins.selectors import pins_by_id, repin_count
+from pins.types import BOARD_HAS_PINS, USER_HAS_BOARDS, USER_HAS_PINS
 from sharding import mappings, objects
 from sharding.mappings import MAX_PAGE
 
@@ -125,6 +133,11 @@ def board_heads(board_ids: Iterable[int], limit: int, at_or_before: int | None =
             for board, entries in found.items()}
 
 
+def user_pin_ids(user_id: int, limit: int) -> list[int]:
+    """The user's newest ``limit`` pins (on all their boards), newest first."""
+    return mappings.page(USER_HAS_PINS, user_id, limit=min(limit, MAX_PAGE)).ids
+
+
 def existing_pins(pin_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
     """The stored pins among ``pin_ids`` (object cache first, one query per host)."""
     return objects.get_many(pin_ids)
@@ -139,3 +152,12 @@ def _followees(user_id: int) -> Iterator[int]:
         if page.next_cursor is None:
             return
         cursor = page.next_cursor
+
+
+__all__ = [
+    "board_entries", "board_follower_count", "board_followers", "board_heads",
+    "boards_followed_among", "boards_followed_by_log", "boards_of", "existing_pins",
+    "followed_boards", "followed_interests", "followers_among", "follows_paused", "interest",
+    "interest_by_id", "interest_pin_ids", "iter_interest_followers", "pins_by_id",
+    "related_pins", "repin_count", "user_followers", "user_pin_ids",
+]

@@ -13,10 +13,9 @@ follows explicitly and since when). A change records its domain event in that tr
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 from events.record import Event
 from graph import events
@@ -27,11 +26,10 @@ from graph.lookup import board_owners
 from graph.tables import USER_FOLLOWS_BOARD, USER_FOLLOWS_USER, USER_UNFOLLOWS_BOARD
 from pins.types import BOARD
 from sharding import mappings
-from sharding.exceptions import ShardingError
-from sharding.hosts import alias_for_shard, atomic, cursor, schema_name, send_unanswered
+from sharding.hosts import atomic
 from sharding.ids import MAX_LOCAL, compose, shard_of
+from sharding.locks import LockNotGranted, named_lock
 from sharding.mappings import MappingTable
-from sharding.mysql.pipeline import AnswerRejected
 from toolkit.clock import now_us
 
 Row = tuple[int, int, int]
@@ -51,51 +49,20 @@ class LogChange:
 
 @contextmanager
 def follower_lock(follower: int, ahead: bool = False) -> Iterator[None]:
-    """Serialise the graph writes of one follower (log write and Redis update together).
-
-    With ``ahead`` the lock is sent without waiting for it, and the body's first statement on
-    the follower's shard, which must be inside the body's transaction there, reads and
-    checks it: a lock not granted fails that statement and the transaction rolls back.
-    The release is always sent without waiting for its acknowledgement."""
-    alias = alias_for_shard(shard_of(follower))
-    name = lock_name(follower)
-    take = f"SELECT GET_LOCK('{name}', {graph_settings.number('LOCK_SECONDS')})"
-    refused = f"user {follower} has another graph write in progress"
-    if ahead:
-        send_unanswered(alias, take, check=_granted)
-    else:
-        with cursor(alias) as c:
-            c.execute(take)
-            if c.fetchone()[0] != 1:
-                raise GraphUnavailable(refused)
+    """Serialise the graph writes of one follower (log write and Redis update together): a
+    named lock on the follower's shard (:func:`sharding.locks.named_lock`, whose ``ahead``
+    saves a round trip on the follow path)."""
     try:
-        yield
-    except ShardingError as exc:
-        if ahead and _caused_by(exc, AnswerRejected):
-            raise GraphUnavailable(refused) from exc
-        raise
-    finally:
-        with suppress(ShardingError):
-            send_unanswered(alias, f"DO RELEASE_LOCK('{name}')")
+        with named_lock(shard_of(follower), lock_name(follower),
+                        graph_settings.number("LOCK_SECONDS"), ahead=ahead):
+            yield
+    except LockNotGranted as exc:
+        raise GraphUnavailable(f"user {follower} has another graph write in progress") from exc
 
 
 def lock_name(follower: int) -> str:
-    """The MySQL named lock that serialises one follower's graph writes."""
+    """The named lock that serialises one follower's graph writes."""
     return f"pinsite.graph.{int(follower)}"
-
-
-def _granted(result: Any) -> None:
-    if result.fetch_row() != ((1,),):
-        raise AnswerRejected("the follower lock was not granted")
-
-
-def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
-    cause: BaseException | None = exc
-    while cause is not None:
-        if isinstance(cause, kind):
-            return True
-        cause = cause.__cause__ or cause.__context__
-    return False
 
 
 def record_user_follow(follower: int, target: int) -> LogChange:
@@ -176,11 +143,8 @@ def _of_owner(table: MappingTable, follower: int, owner: int) -> dict[int, int]:
     """Rows of ``follower`` in ``table`` whose board belongs to ``owner`` (a range scan on
     the primary key: an owner's boards all live on the owner's shard)."""
     shard = shard_of(owner)
-    low, high = compose(shard, BOARD.type_id, 1), compose(shard, BOARD.type_id, MAX_LOCAL)
-    with cursor(alias_for_shard(shard_of(follower))) as c:
-        c.execute(f"SELECT to_id, sequence FROM {schema_name(shard_of(follower))}.{table.name} "
-                  "WHERE from_id = %s AND to_id BETWEEN %s AND %s", [follower, low, high])
-        rows = {int(board): int(sequence) for board, sequence in c.fetchall()}
+    rows = mappings.sequences_between(table, follower, compose(shard, BOARD.type_id, 1),
+                                      compose(shard, BOARD.type_id, MAX_LOCAL))
     if not rows:
         return {}
     owners = board_owners(rows, strict=False)
@@ -193,46 +157,13 @@ def board_follow_rows(follower: int, boards: Collection[int], owners: Collection
     follows explicitly, the boards it marked unfollowed, the owners it follows. One query on
     the follower's shard, whatever Redis holds: what the log committed is the truth even while
     the graph's Redis is behind it (a write that failed, a promoted replica not reconciled)."""
-    found: tuple[set[int], set[int], set[int]] = (set(), set(), set())
-    parts, params = [], []
-    shard, ordered = shard_of(follower), sorted(boards)
-    for tag, (table, targets) in enumerate(((USER_FOLLOWS_BOARD, ordered),
-                                            (USER_UNFOLLOWS_BOARD, ordered),
-                                            (USER_FOLLOWS_USER, sorted(set(owners))))):
-        if targets:
-            marks = ",".join(["%s"] * len(targets))
-            parts.append(f"SELECT {tag}, to_id FROM {schema_name(shard)}.{table.name} "
-                         f"WHERE from_id = %s AND to_id IN ({marks})")
-            params += [follower, *targets]
-    if parts:
-        with cursor(alias_for_shard(shard)) as c:
-            c.execute(" UNION ALL ".join(parts), params)
-            for tag, target in c.fetchall():
-                found[int(tag)].add(int(target))
-    return found
+    explicit, unfollowed, owners_followed = mappings.held(follower, [
+        (USER_FOLLOWS_BOARD, boards), (USER_UNFOLLOWS_BOARD, boards),
+        (USER_FOLLOWS_USER, owners)])
+    return explicit, unfollowed, owners_followed
 
 
 def rows_of_follower(table: MappingTable, follower: int) -> list[Row]:
     """Every row of one follower in ``table``."""
     return [(follower, entry.to_id, entry.sequence)
             for entry in mappings.iterate(table, follower)]
-
-
-def scan_shard(table: MappingTable, shard: int, where: str = "",
-               params: Sequence[int] = (), chunk: int = 5000) -> Iterator[Row]:
-    """Every row of ``table`` on ``shard`` (optionally filtered by ``where``), in primary-key
-    order, ``chunk`` rows per query."""
-    name = f"{schema_name(shard)}.{table.name}"
-    alias = alias_for_shard(shard)
-    last: tuple[int, int] = (-1, -1)
-    condition = f" AND ({where})" if where else ""
-    while True:
-        with cursor(alias) as c:
-            c.execute(f"SELECT from_id, to_id, sequence FROM {name} "
-                      f"WHERE (from_id, to_id) > (%s, %s){condition} "
-                      "ORDER BY from_id, to_id LIMIT %s", [*last, *params, chunk])
-            rows = [(int(a), int(b), int(s)) for a, b, s in c.fetchall()]
-        yield from rows
-        if len(rows) < chunk:
-            return
-        last = rows[-1][:2]

@@ -13,14 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from graph.edgelog import Row, rows_of_follower, scan_shard
+from graph.edgelog import Row, rows_of_follower
 from graph.projection import LogRows
 from graph.tables import USER_FOLLOWS_BOARD, USER_FOLLOWS_USER, USER_UNFOLLOWS_BOARD
 from graph.vshards import vshard_of_shard
 from pins.types import USER_HAS_BOARDS
 from sharding import mappings
-from sharding.ids import SHARD_SHIFT
-from sharding.mappings import MappingTable
 from sharding.topology import current_map
 
 TABLES = {"user_follows": USER_FOLLOWS_USER, "board_follows": USER_FOLLOWS_BOARD,
@@ -40,8 +38,7 @@ def rows_for_vshards(vshards: Collection[int] | None) -> LogRows:
     wanted = [s for s in shards if vshard_of_shard(s) in set(vshards)]
     rows = _rows(wanted)
     if wanted:
-        marks = ",".join(["%s"] * len(wanted))
-        rows.update(_rows(shards, f"(to_id >> {SHARD_SHIFT}) IN ({marks})", wanted))
+        rows.update(_rows(shards, to_shards=wanted))
     return rows
 
 
@@ -54,9 +51,7 @@ def rows_of(user: int) -> LogRows:
 def rows_for_user(user: int, boards: Sequence[int]) -> LogRows:
     """The user's own rows and every row pointing at the user or one of ``boards``."""
     rows = rows_of(user)
-    targets = [user, *boards]
-    marks = ",".join(["%s"] * len(targets))
-    rows.update(_rows(open_shards(), f"to_id IN ({marks})", targets))
+    rows.update(_rows(open_shards(), to_ids=[user, *boards]))
     return rows
 
 
@@ -65,13 +60,10 @@ def boards_of(user: int) -> list[int]:
     return [entry.to_id for entry in mappings.iterate(USER_HAS_BOARDS, user)]
 
 
-def _rows(shards: Sequence[int], where: str = "", params: Sequence[int] = ()) -> LogRows:
+def _rows(shards: Sequence[int], to_ids: Sequence[int] = (), to_shards: Sequence[int] = (),
+          ) -> LogRows:
     found: dict[str, set[Row]] = {name: set() for name in TABLES}
     for name, table in TABLES.items():
         for shard in shards:
-            found[name].update(_scan(table, shard, where, params))
+            found[name].update(mappings.scan(table, shard, to_ids=to_ids, to_shards=to_shards))
     return LogRows(**found)
-
-
-def _scan(table: MappingTable, shard: int, where: str, params: Sequence[int]) -> list[Row]:
-    return list(scan_shard(table, shard, where, params))

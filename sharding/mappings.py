@@ -21,7 +21,7 @@ from sharding import cache
 from sharding.conf import sharding_settings
 from sharding.exceptions import ShardingError
 from sharding.hosts import after_commit, alias_for_shard, cursor, in_transaction, schema_name
-from sharding.ids import ObjectType, expect_type
+from sharding.ids import SHARD_SHIFT, ObjectType, expect_type
 from toolkit import paging
 from toolkit.clock import now_us
 
@@ -317,6 +317,63 @@ def heads_sql(lists: list[tuple[int, str]], limit: int, at_or_before: int | None
                      "ORDER BY sequence DESC, to_id DESC LIMIT %s)")
         params += [from_id, *([] if at_or_before is None else [at_or_before]), limit]
     return " UNION ALL ".join(parts), params
+
+
+def sequences_between(table: MappingTable, from_id: int, low: int, high: int,
+                      ) -> dict[int, int]:
+    """``to_id → sequence`` of ``from_id``'s edges with ``low <= to_id <= high`` (a range
+    scan on the primary key: the targets of one type on one shard, say)."""
+    alias, name, _ = _location(table, from_id)
+    with cursor(alias) as c:
+        c.execute(f"SELECT to_id, sequence FROM {name} "
+                  "WHERE from_id = %s AND to_id BETWEEN %s AND %s", [from_id, low, high])
+        return {int(to_id): int(sequence) for to_id, sequence in c.fetchall()}
+
+
+def held(from_id: int, wanted: Sequence[tuple[MappingTable, Iterable[int]]],
+         ) -> list[set[int]]:
+    """For each ``(table, to_ids)`` of ``wanted``, which of ``to_ids`` ``from_id``'s list in
+    ``table`` holds: one query on ``from_id``'s shard for all of them."""
+    found: list[set[int]] = [set() for _ in wanted]
+    parts, params, alias = [], [], ""
+    for tag, (table, to_ids) in enumerate(wanted):
+        targets = sorted(set(to_ids))
+        if targets:
+            alias, name, _ = _location(table, from_id)
+            marks = ",".join(["%s"] * len(targets))
+            parts.append(f"SELECT {tag}, to_id FROM {name} "
+                         f"WHERE from_id = %s AND to_id IN ({marks})")
+            params += [from_id, *targets]
+    if parts:
+        with cursor(alias) as c:
+            c.execute(" UNION ALL ".join(parts), params)
+            for tag, to_id in c.fetchall():
+                found[int(tag)].add(int(to_id))
+    return found
+
+
+def scan(table: MappingTable, shard: int, *, to_ids: Sequence[int] = (),
+         to_shards: Sequence[int] = (), chunk: int = 5000) -> Iterator[tuple[int, int, int]]:
+    """Every edge ``(from_id, to_id, sequence)`` of ``table`` on ``shard``, in primary-key
+    order, ``chunk`` per query; only those pointing at ``to_ids`` or at objects on
+    ``to_shards`` when given. A whole-table read, for operator work (verify, rebuild)."""
+    name, alias = f"{schema_name(shard)}.{table.name}", alias_for_shard(shard)
+    conditions, params = [], []
+    for expression, values in (("to_id", to_ids), (f"(to_id >> {SHARD_SHIFT})", to_shards)):
+        if values:
+            conditions.append(f" AND {expression} IN ({','.join(['%s'] * len(values))})")
+            params += [int(value) for value in values]
+    last: tuple[int, int] = (-1, -1)
+    while True:
+        with cursor(alias) as c:
+            c.execute(f"SELECT from_id, to_id, sequence FROM {name} "
+                      f"WHERE (from_id, to_id) > (%s, %s){''.join(conditions)} "
+                      "ORDER BY from_id, to_id LIMIT %s", [*last, *params, chunk])
+            rows = [(int(a), int(b), int(s)) for a, b, s in c.fetchall()]
+        yield from rows
+        if len(rows) < chunk:
+            return
+        last = rows[-1][:2]
 
 
 def iterate(table: MappingTable, from_id: int, chunk: int = MAX_PAGE) -> Iterator[Entry]:

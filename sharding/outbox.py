@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sharding import locks
 from sharding.hosts import cursor
 
 SCHEMA = "pinsite_events"
@@ -137,20 +138,15 @@ def counts(alias: str, sent_since_us: int) -> HostCounts:
 
 
 def take_lease(alias: str) -> bool:
-    """Try to become this host's relay: a MySQL named lock held by this thread's connection
+    """Try to become this host's relay: a named lock held by this thread's connection
     (released when the connection ends, so a killed relay frees it at once)."""
-    with cursor(alias) as c:
-        c.execute("SELECT GET_LOCK(%s, 0)", [LEASE])
-        return bool(c.fetchone()[0] == 1)
+    return locks.try_lock(alias, LEASE)
 
 
 def holds_lease(alias: str) -> bool:
     """Whether this thread's connection to ``alias`` holds the relay lease."""
-    with cursor(alias) as c:
-        c.execute("SELECT IS_USED_LOCK(%s) = CONNECTION_ID()", [LEASE])
-        return bool(c.fetchone()[0] == 1)
+    return locks.holds_lock(alias, LEASE)
 
 
 def release_lease(alias: str) -> None:
-    with cursor(alias) as c:
-        c.execute("SELECT RELEASE_LOCK(%s)", [LEASE])
+    locks.unlock(alias, LEASE)

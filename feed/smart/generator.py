@@ -30,7 +30,7 @@ from feed.smart import intake, pools
 from feed.smart.conf import smart_settings
 from feed.smart.schema import SOURCES, Source
 from feed.smart.scoring import US_PER_HOUR, Candidate, Mix, mix
-from pins.selectors import pins_by_id
+from feed.sources import pins_by_id
 from toolkit import clock
 
 HISTORY = 5

@@ -27,14 +27,7 @@ from feed.smart.conf import pool_cap, pool_slack, smart_settings
 from feed.smart.pools import Insert
 from feed.smart.schema import Affinity, Source, affinity_column
 from feed.smart.scoring import POINTS, quality
-from graph import interests as interest_follows
 from pins.domain import Pin
-from pins.interest_pins import interest_pin_ids
-from pins.interests import interest, interest_by_id
-from pins.related import related_pins
-from pins.selectors import pins_by_id, repin_count
-from pins.types import USER_HAS_PINS
-from sharding import mappings
 
 Points = dict[tuple[Affinity, int], int]
 
@@ -54,7 +47,7 @@ def receivers(pin: Pin) -> Iterator[tuple[Source, list[int]]]:
         if users:
             yield source_of(pin), users
     if pin.interest:
-        for chunk in interest_follows.iter_interest_followers(pin.interest):
+        for chunk in sources.iter_interest_followers(pin.interest):
             users = [user for user in chunk if user != pin.pinner_id]
             if users:
                 yield "interests", users
@@ -66,7 +59,7 @@ def insert_pin(pin_id: int, source: Source, user_ids: Sequence[int]) -> list[tup
     pin = load_pin(pin_id)
     if pin is None or not user_ids:
         return []
-    repins = repin_count(pin.id)
+    repins = sources.repin_count(pin.id)
     points = pools.affinities(user_ids, affinity_columns(pin))
     weights = smart_settings.SOURCE_WEIGHTS
     return pools.insert([Insert(user, source, pin.id, quality(source, points[user], repins,
@@ -78,7 +71,7 @@ def insert_for_user(user_id: int, source: Source, pin_ids: Iterable[int],
                     pending: Points | None = None) -> list[tuple[int, Source]]:
     """Score several pins for one user and put them into one pool (backfills, rebuilds);
     ``pending`` are affinity points not stored yet that the scores count already."""
-    pins = [pin for pin in pins_by_id(pin_ids).values() if pin.pinner_id != user_id]
+    pins = [pin for pin in sources.pins_by_id(pin_ids).values() if pin.pinner_id != user_id]
     if not pins:
         return []
     columns = sorted({column for pin in pins for column in affinity_columns(pin)})
@@ -91,7 +84,7 @@ def insert_for_user(user_id: int, source: Source, pin_ids: Iterable[int],
     for pin in pins:
         points = sum(have.get(column, 0) for column in affinity_columns(pin))
         entries.append(Insert(user_id, source, pin.id,
-                              quality(source, points, repin_count(pin.id), weights),
+                              quality(source, points, sources.repin_count(pin.id), weights),
                               pin.created_us))
     return pools.insert(entries)
 
@@ -132,7 +125,7 @@ def _pool_related(repin: Pin) -> list[tuple[int, Source]]:
     """The pins most related to what a repin saved, into the repinner's ``related`` pool."""
     if repin.source_pin_id is None:
         return []
-    related = [pin.id for pin, _ in related_pins(repin.source_pin_id,
+    related = [pin.id for pin, _ in sources.related_pins(repin.source_pin_id,
                                                  limit=smart_settings.number("RELATED_PINS"))]
     return insert_for_user(repin.pinner_id, "related", related)
 
@@ -157,7 +150,7 @@ def interest_follow(follower_id: int, interest_id: int, action: str,
     due: list[tuple[int, Source]] = []
     if action != "follow":
         with suppress(LookupError):
-            slug = interest_by_id(interest_id).slug
+            slug = sources.interest_by_id(interest_id).slug
             purge(follower_id, ("interests",), lambda pin: pin.interest == slug)
     else:
         due = insert_for_user(follower_id, "interests", _interest_pins(interest_id),
@@ -181,10 +174,10 @@ def rebuild(user_id: int) -> dict[str, int]:
     pools.clear(user_id)
     boards = sorted(sources.followed_boards(user_id))
     _backfill_following(user_id, boards, [])
-    for topic in interest_follows.followed_interests(user_id):
+    for topic in sources.followed_interests(user_id):
         insert_for_user(user_id, "interests", _interest_pins(topic.id))
-    saved = [entry.to_id for entry in mappings.page(USER_HAS_PINS, user_id, limit=20).items]
-    for pin in pins_by_id(saved).values():
+    saved = sources.user_pin_ids(user_id, 20)
+    for pin in sources.pins_by_id(saved).values():
         _pool_related(pin)
     return {source: size for source, size in pools.sizes(user_id).items()}
 
@@ -195,7 +188,7 @@ def purge(user_id: int, from_sources: Sequence[Source], gone: Callable[[Pin], bo
     entries) and its pins with one ``get_many``."""
     entries = [entry for source in from_sources
                for entry in pools.best(user_id, source, pool_cap() + pool_slack())]
-    found = pins_by_id({entry.pin_id for entry in entries})
+    found = sources.pins_by_id({entry.pin_id for entry in entries})
     doomed = [entry.key for entry in entries
               if entry.pin_id not in found or gone(found[entry.pin_id])]
     return pools.remove(doomed)
@@ -211,7 +204,7 @@ def _purge_unfollowed(user_id: int, kind: Affinity, target_id: int) -> int:
 
 
 def load_pin(pin_id: int) -> Pin | None:
-    return pins_by_id([pin_id]).get(pin_id)
+    return sources.pins_by_id([pin_id]).get(pin_id)
 
 
 def affinity_columns(pin: Pin) -> list[bytes]:
@@ -223,7 +216,7 @@ def _targets(pin: Pin, points: int) -> Points:
     found: Points = {("p", pin.pinner_id): points, ("b", pin.board_id): points}
     if pin.interest:
         with suppress(LookupError):
-            found[("i", interest(pin.interest).id)] = points
+            found[("i", sources.interest(pin.interest).id)] = points
     return found
 
 
@@ -236,10 +229,9 @@ def _backfill_following(user_id: int, boards: Sequence[int], users: Sequence[int
     for board in boards:
         pin_ids += [entry.pin_id for entry in sources.board_entries(board, limit)]
     for user in users:
-        pin_ids += [entry.to_id for entry in mappings.page(USER_HAS_PINS, user,
-                                                           limit=limit).items]
+        pin_ids += sources.user_pin_ids(user, limit)
     by_source: dict[Source, list[int]] = {"following": [], "repins": []}
-    for pin_id, pin in pins_by_id(pin_ids).items():
+    for pin_id, pin in sources.pins_by_id(pin_ids).items():
         by_source[source_of(pin)].append(pin_id)
     due: list[tuple[int, Source]] = []
     for source, ids in by_source.items():
@@ -249,8 +241,8 @@ def _backfill_following(user_id: int, boards: Sequence[int], users: Sequence[int
 
 def _interest_pins(interest_id: int) -> list[int]:
     try:
-        interest_by_id(interest_id)
+        sources.interest_by_id(interest_id)
     except LookupError:
         return []
-    return [pin_id for pin_id, _ in interest_pin_ids(interest_id,
+    return [pin_id for pin_id, _ in sources.interest_pin_ids(interest_id,
                                                      smart_settings.number("BACKFILL_PINS"))]

@@ -1,11 +1,15 @@
 """Mapping tables on the real shard hosts: edges, counts and newest-first cursor pages."""
 
+from collections.abc import Iterable
+
 import pytest
 
 from pins.types import BOARD, BOARD_HAS_PINS, PIN
 from sharding import ids, mappings, objects
 from sharding.exceptions import InvalidObjectId
+from sharding.hosts import alias_for_shard
 from sharding.mappings import InvalidCursor
+from tests.sharding.helpers import queries_per_host
 
 
 @pytest.fixture
@@ -111,3 +115,42 @@ def test_clear_removes_the_whole_list_and_its_cached_head(board_id: int) -> None
     assert mappings.clear(BOARD_HAS_PINS, board_id) == 3
     assert mappings.page(BOARD_HAS_PINS, board_id).ids == []
     assert mappings.count(BOARD_HAS_PINS, board_id) == 0
+
+
+def test_sequences_between_reads_one_range_of_targets(board_id: int) -> None:
+    low, middle, high = _pins(3)
+    for sequence, pin_id in enumerate((low, middle, high), start=10):
+        mappings.add(BOARD_HAS_PINS, board_id, pin_id, sequence=sequence)
+    assert mappings.sequences_between(BOARD_HAS_PINS, board_id, middle, high) == {
+        middle: 11, high: 12}
+    assert mappings.sequences_between(BOARD_HAS_PINS, board_id, high + 1, high + 9) == {}
+
+
+def test_held_answers_for_several_lists_of_one_owner_in_one_query(board_id: int) -> None:
+    kept, gone, never = _pins(3)
+    mappings.add(BOARD_HAS_PINS, board_id, kept)
+    mappings.add(BOARD_HAS_PINS, board_id, gone)
+    mappings.remove(BOARD_HAS_PINS, board_id, gone)
+    with queries_per_host() as queries:
+        found = mappings.held(board_id, [(BOARD_HAS_PINS, [kept, gone, never]),
+                                         (BOARD_HAS_PINS, [never, kept]), (BOARD_HAS_PINS, [])])
+    assert found == [{kept}, {kept}, set()]
+    assert {alias: len(captured) for alias, captured in queries.items() if len(captured)} == {
+        alias_for_shard(7): 1}
+
+
+def test_a_scan_walks_a_shards_table_in_key_order_filtered_by_target() -> None:
+    board = objects.create(BOARD, 11, {})
+    near, far = _pins(3, shard=11), _pins(2, shard=12)
+    for pin_id in near + far:
+        mappings.add(BOARD_HAS_PINS, board, pin_id)
+
+    def mine(rows: Iterable[tuple[int, int, int]]) -> list[int]:
+        return [to_id for from_id, to_id, _ in rows if from_id == board]
+
+    assert mine(mappings.scan(BOARD_HAS_PINS, 11, chunk=100)) == sorted(near + far)
+    assert mine(mappings.scan(BOARD_HAS_PINS, 11, to_ids=far[:1] + near[:1], chunk=1)) == \
+        sorted(far[:1] + near[:1])
+    assert mine(mappings.scan(BOARD_HAS_PINS, 11, to_shards=[12], chunk=2)) == sorted(far)
+    assert all(ids.decompose(to_id).shard == 12
+               for _, to_id, _ in mappings.scan(BOARD_HAS_PINS, 11, to_shards=[12]))
