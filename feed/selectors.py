@@ -18,7 +18,6 @@ from feed import pulled, sources
 from feed.conf import feed_settings
 from feed.merge import Stream, board_stream, just_after, merge
 from feed.schema import Entry, decode_cursor, encode_cursor
-from feed.sources import pins_by_id
 from feed.speculative import speculative
 from feed.storage import FeedRow, Window, read_feed, read_window
 from feed.store.pools import Cluster
@@ -101,7 +100,7 @@ def hydrate(entries: list[Entry]) -> list[Pin]:
 def hydrate_ids(pin_ids: list[int]) -> list[Pin]:
     """The pins of ``pin_ids``, in order, skipping pins that no longer exist (one
     ``objects.get_many``, through :func:`pins.selectors.pins_by_id`)."""
-    found = pins_by_id(pin_ids)
+    found = sources.pins_by_id(pin_ids)
     return [found[pin_id] for pin_id in pin_ids if pin_id in found]
 
 
