@@ -35,7 +35,7 @@ from tests.feed.helpers import new_board, new_pin, new_user
 from tests.feed.running import RunningQueue
 
 CAP, SLACK = 3, 2
-EXAMPLES = int(os.environ.get("FEED_PROPERTY_EXAMPLES", "10"))
+EXAMPLES = int(os.environ.get("FEED_PROPERTY_EXAMPLES", "6"))  # more: set it (it runs long)
 DUPLICATES = 0.3
 USERS = 3
 BOARD_OWNERS = (0, 0, 1)
