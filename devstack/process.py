@@ -100,6 +100,28 @@ def _threads_running(pid: int) -> bool:
     return False
 
 
+SUSPENDED = ("T", "t")
+
+
+def wait_suspended(pid: int, timeout: float) -> bool:
+    """Wait until every thread of ``pid`` is stopped: a SIGSTOP takes hold of a thread only
+    when it next enters the kernel or is scheduled, so a busy server may answer one more
+    request after the signal was sent. False on timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+            states = [_state(Path(f"/proc/{pid}/task/{task}/stat").read_text())
+                      for task in tasks]
+        except OSError:
+            return False  # gone
+        if all(state in SUSPENDED or state in EXITED for state in states):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.005)
+
+
 def live_pid(pid_path: Path, marker: str) -> int | None:
     """Return the live pid recorded in ``pid_path``; remove the file if its process is gone."""
     pid = read_pid(pid_path)

@@ -207,13 +207,18 @@ class Service:
 
         After SIGKILL or SIGTERM it returns once the process is gone and its ports are free,
         so that a ``start`` right after it finds the port unused (:class:`StopError` past
-        :data:`process.KILL_WAIT_SECONDS`, or ``stop_timeout`` for SIGTERM). Other signals
-        (SIGSTOP, SIGCONT, ...) return at once.
+        :data:`process.KILL_WAIT_SECONDS`, or ``stop_timeout`` for SIGTERM). After SIGSTOP it
+        returns once every thread of the server is stopped, so nothing it answers comes from
+        after the stop (:class:`StopError` past :data:`process.KILL_WAIT_SECONDS`). Other
+        signals (SIGCONT, ...) return at once.
         """
         pid = self.pid()
         if pid is None:
             return
         process.send_signal(pid, sig, group=sig == signal.SIGKILL)
+        if sig == signal.SIGSTOP and not process.wait_suspended(pid, process.KILL_WAIT_SECONDS):
+            raise StopError(self.name, f"pid {pid} still runs {process.KILL_WAIT_SECONDS:.0f}s "
+                            "after SIGSTOP")
         if sig == signal.SIGKILL:
             self.wait_stopped(pid, process.KILL_WAIT_SECONDS)
         elif sig == signal.SIGTERM:

@@ -4,11 +4,13 @@ thread while its other threads still hold the listening socket)."""
 
 from __future__ import annotations
 
+import signal
+import socket
 from collections.abc import Iterator
 
 import pytest
 
-from devstack import health
+from devstack import health, process
 from devstack.__main__ import main
 from devstack.stack import Stack
 from tests.devstack.helpers import own_stack
@@ -39,3 +41,28 @@ def test_stop_returns_once_the_port_is_free(stack: Stack) -> None:
     stack.stop("redis000")
     assert not redis.is_running()
     assert not health.port_open(redis.host, redis.port, timeout=0.3)
+
+
+def test_a_stopped_service_answers_nothing_once_kill_returns(stack: Stack) -> None:
+    """SIGSTOP stops a busy thread only when it is next scheduled: ``kill`` waits for every
+    thread of the server to stop, so a request sent after it gets no answer until SIGCONT."""
+    redis = stack.services["redis000"]
+    stack.start("redis000")
+    try:
+        for _ in range(10):
+            with socket.create_connection((redis.host, redis.port), timeout=5) as client:
+                assert ping(client) == b"+PONG\r\n"
+                redis.kill(signal.SIGSTOP)
+                pid = redis.pid()
+                assert pid is not None and process.wait_suspended(pid, 0)  # no wait left
+                client.settimeout(0.3)
+                with pytest.raises(TimeoutError):
+                    ping(client)
+                redis.kill(signal.SIGCONT)
+    finally:
+        redis.kill(signal.SIGCONT)
+
+
+def ping(client: socket.socket) -> bytes:
+    client.sendall(b"PING\r\n")
+    return client.recv(64)
