@@ -85,19 +85,24 @@ def _state(stat: str) -> str:
     return stat.rpartition(")")[2].split()[0]
 
 
-def _threads_running(pid: int) -> bool:
-    """True if a thread of ``pid`` has not exited yet."""
+def _thread_states(pid: int) -> list[str]:
+    """The state letter of each thread of ``pid``; none once it is gone."""
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
-        return False
+        return []
+    states = []
     for task in tasks:
         try:
-            if _state(Path(f"/proc/{pid}/task/{task}/stat").read_text()) not in EXITED:
-                return True
+            states.append(_state(Path(f"/proc/{pid}/task/{task}/stat").read_text()))
         except OSError:
-            continue
-    return False
+            continue  # the thread ended meanwhile
+    return states
+
+
+def _threads_running(pid: int) -> bool:
+    """True if a thread of ``pid`` has not exited yet."""
+    return any(state not in EXITED for state in _thread_states(pid))
 
 
 SUSPENDED = ("T", "t")
@@ -106,20 +111,15 @@ SUSPENDED = ("T", "t")
 def wait_suspended(pid: int, timeout: float) -> bool:
     """Wait until every thread of ``pid`` is stopped: a SIGSTOP takes hold of a thread only
     when it next enters the kernel or is scheduled, so a busy server may answer one more
-    request after the signal was sent. False on timeout."""
+    request after the signal was sent. False on timeout, or if ``pid`` is gone."""
     deadline = time.monotonic() + timeout
-    while True:
-        try:
-            tasks = os.listdir(f"/proc/{pid}/task")
-            states = [_state(Path(f"/proc/{pid}/task/{task}/stat").read_text())
-                      for task in tasks]
-        except OSError:
-            return False  # gone
+    while states := _thread_states(pid):
         if all(state in SUSPENDED or state in EXITED for state in states):
             return True
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.005)
+    return False
 
 
 def live_pid(pid_path: Path, marker: str) -> int | None:

@@ -77,19 +77,22 @@ def chromium() -> Iterator[WebDriver]:
 def images_loaded(driver: WebDriver) -> bool:
     """Every ``<img>`` in the window has finished loading and decoded to a real picture
     (lazy images further down are not fetched yet)."""
-    return bool(driver.execute_script(
-        "return Array.from(document.images)"
-        ".filter(i => i.getBoundingClientRect().top < window.innerHeight)"
-        ".every(i => i.complete && i.naturalWidth > 0);"))
+    return _every_image_in_the_window(driver, "i.complete && i.naturalWidth > 0")
 
 
 def images_settled(driver: WebDriver) -> bool:
     """Every ``<img>`` in the window has loaded or failed to: the suite's pins of other tests
     keep their images in those tests' own media folders, so a feed may show broken ones."""
+    return _every_image_in_the_window(driver, "i.complete")
+
+
+def _every_image_in_the_window(driver: WebDriver, holds: str) -> bool:
+    """Whether the JavaScript condition ``holds`` (on image ``i``) holds for every image in
+    the window."""
     return bool(driver.execute_script(
         "return Array.from(document.images)"
         ".filter(i => i.getBoundingClientRect().top < window.innerHeight)"
-        ".every(i => i.complete);"))
+        f".every(i => {holds});"))
 
 
 def text_of(driver: WebDriver, selector: str) -> str | None:
