@@ -45,7 +45,7 @@ test: test-stack
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy .
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m tests $(PYTEST_ARGS)
 
 stop:
 	@for pidfile in var/dev/runsite.pid var/test/runsite.pid; do \

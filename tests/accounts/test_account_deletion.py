@@ -58,6 +58,7 @@ def _feed_row(user: int) -> dict[str, list[int]]:
     return {cluster: feed_ids(user, cluster) for cluster in CLUSTERS}
 
 
+@pytest.mark.alone
 def test_deleting_an_account_removes_everything_it_made_and_follows(
         worker: dramatiq.Worker) -> None:
     victim = new_caller()

@@ -116,6 +116,7 @@ def test_rebuild_pools_asks_first_then_queues_the_rebuild(superuser: Client) -> 
     assert "queued" in message and str(reader) in message
 
 
+@pytest.mark.alone
 def test_a_broker_error_is_reported(superuser: Client) -> None:
     reader = new_user("sfa")
     with rabbitmq_stopped():

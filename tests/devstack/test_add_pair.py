@@ -15,6 +15,8 @@ from devstack.sentinel import Sentinel
 from devstack.services import build_services, extra_pair, record_extra_pair
 from devstack.stack import Stack
 
+pytestmark = pytest.mark.beside  # CONTRIBUTING.md, "Three sessions"
+
 PROFILE = "addpair"
 
 

@@ -199,6 +199,7 @@ def test_the_pools_cluster_is_not_the_primary(stack: Stack) -> None:
         assert SCRATCH.encode() not in other.tables()
 
 
+@pytest.mark.alone
 @pytest.mark.slow
 def test_acknowledged_puts_survive_sigkill_of_the_region_server(
         stack: Stack, table: happybase.Table) -> None:

@@ -15,6 +15,8 @@ from devstack.__main__ import main
 from devstack.stack import Stack
 from tests.devstack.helpers import own_stack
 
+pytestmark = pytest.mark.beside  # CONTRIBUTING.md, "Three sessions"
+
 PROFILE = "killstart"
 
 

@@ -38,6 +38,8 @@ from devstack.profile import REPO_ROOT, Profile, parse_bind_hosts
 from devstack.service import Service
 from devstack.services import build_services, settings_env
 
+pytestmark = pytest.mark.beside  # CONTRIBUTING.md, "Three sessions"
+
 NETWORK = Network("pinsite", "10.231.0.0/24", ("app", "shards", "services"))
 PROFILE = "hosts"
 PORT_BASE = 30000

@@ -24,12 +24,14 @@ from devstack.stack import Stack
 from tests.devstack.helpers import own_stack
 from tests.polling import wait_until
 
+pytestmark = pytest.mark.beside  # CONTRIBUTING.md, "Three sessions"
+
 
 @pytest.fixture
 def redis_pair(tmp_path: Path) -> Iterator[dict[str, Service]]:
     base = Stack().profile.port_base
-    master = Redis("redisr1a", base + 461, tmp_path / "redisr1a", role=MASTER, persistent=True)
-    replica = Redis("redisr1b", base + 462, tmp_path / "redisr1b", role=REPLICA, master=master,
+    master = Redis("redisr1a", base + 471, tmp_path / "redisr1a", role=MASTER, persistent=True)
+    replica = Redis("redisr1b", base + 472, tmp_path / "redisr1b", role=REPLICA, master=master,
                     persistent=True)
     try:
         master.up()

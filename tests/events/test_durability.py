@@ -52,6 +52,7 @@ def _everyone_has(followers: list[int], pins: list[int]) -> bool:
     return all(set(pins) <= set(feed_ids(follower)) for follower in followers)
 
 
+@pytest.mark.alone
 def test_pins_and_follows_made_while_rabbitmq_is_dead_reach_every_feed(
         worker: dramatiq.Worker, stack_restoring_rabbitmq: Stack) -> None:
     owner = new_caller()
@@ -145,6 +146,7 @@ def _board_pins(board_id: int) -> list[int]:
     return [entry.to_id for entry in mappings.iterate(BOARD_HAS_PINS, board_id)]
 
 
+@pytest.mark.alone
 def test_a_relay_killed_mid_batch_loses_nothing_and_its_duplicates_are_harmless(
         settings: Settings) -> None:
     settings.PINSITE_EVENTS = {**settings.PINSITE_EVENTS, "RELAY_IN_WORKERS": False}

@@ -53,6 +53,7 @@ def _relay_everything() -> int:
     return sent
 
 
+@pytest.mark.alone
 def test_the_relay_publishes_a_hosts_rows_in_the_order_they_were_written(
         backlog: list[int]) -> None:
     with recorded(PIN_CREATED) as published:
@@ -60,6 +61,7 @@ def test_the_relay_publishes_a_hosts_rows_in_the_order_they_were_written(
     assert [p["pin_id"] for p in published if p["pin_id"] in backlog] == backlog
 
 
+@pytest.mark.alone
 def test_a_relayed_row_is_not_published_again(backlog: list[int]) -> None:
     _relay_everything()
     with recorded(PIN_CREATED) as published:
@@ -67,6 +69,7 @@ def test_a_relayed_row_is_not_published_again(backlog: list[int]) -> None:
     assert not {p["pin_id"] for p in published} & set(backlog)
 
 
+@pytest.mark.alone
 def test_rows_younger_than_the_grace_period_are_left_to_the_fast_path(
         backlog: list[int], settings: Settings) -> None:
     settings.PINSITE_EVENTS = {**settings.PINSITE_EVENTS, "RELAY_GRACE_MS": 3_600_000}
@@ -76,6 +79,7 @@ def test_rows_younger_than_the_grace_period_are_left_to_the_fast_path(
     assert not {p["pin_id"] for p in published} & set(backlog)
 
 
+@pytest.mark.alone
 def test_only_the_relay_holding_a_hosts_lease_works_on_it(backlog: list[int],
                                                           settings: Settings) -> None:
     settings.PINSITE_EVENTS = {**settings.PINSITE_EVENTS, "RELAY_GRACE_MS": 0}

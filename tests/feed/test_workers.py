@@ -118,6 +118,7 @@ def test_a_worker_killed_mid_fanout_leaves_every_follower_with_the_pin_once_rest
         assert all(feed_ids(f, cluster).count(pin) == 1 for f in followers)
 
 
+@pytest.mark.alone
 def test_the_primary_clusters_processes_killed_mid_fanout_lose_no_delivery(
         flushed_queues: None) -> None:
     """Both JVMs of the primary cluster (gateway and server) SIGKILLed while a slowed fanout
@@ -164,6 +165,7 @@ def primary_down(worker: dramatiq.Worker, monkeypatch: pytest.MonkeyPatch) -> It
         stack.wait_healthy("hbase1", 60)
 
 
+@pytest.mark.alone
 def test_reads_succeed_from_the_standby_while_the_primary_is_down_and_it_catches_up(
         primary_down: Stack) -> None:
     owner, fan = new_user(), new_user()
@@ -178,6 +180,7 @@ def test_reads_succeed_from_the_standby_while_the_primary_is_down_and_it_catches
     assert wait_until(lambda: feed_ids(fan, "primary") == pins[::-1], timeout=60)
 
 
+@pytest.mark.alone
 def test_a_pooled_connection_survives_a_restart_of_its_server() -> None:
     user = new_user()
     storage.add_entries("standby", {user: [Entry(now_us(), 7)]}, timestamp=now_us())

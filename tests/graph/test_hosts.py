@@ -19,6 +19,8 @@ from devstack.service import MASTER, REPLICA, SINGLE
 from graph.vshards import vshard_of
 from tests.graph.test_failover import REPO, Writer, pair_environment, users
 
+pytestmark = pytest.mark.beside  # CONTRIBUTING.md, "Three sessions"
+
 __all__ = ["users"]  # the fixture, shared with the failover tests
 
 

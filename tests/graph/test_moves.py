@@ -63,6 +63,7 @@ def moving_user() -> Iterator[tuple[int, str, str]]:
         _manage("graph", "vshards", "move", f"{vshard}-{vshard}", source, "--grace", "0")
 
 
+@pytest.mark.alone
 @pytest.mark.slow
 def test_a_vshard_moves_online_without_losing_a_follow(
         moving_user: tuple[int, str, str]) -> None:

@@ -27,6 +27,7 @@ def _graph_of(users: list[int]) -> None:
     actions.unfollow_board(ann, travel)
 
 
+@pytest.mark.alone
 def test_verify_reports_a_lost_key_and_rebuild_restores_it() -> None:
     ann, bob = new_user(), new_user()
     actions.follow_user(ann, bob)
@@ -74,6 +75,7 @@ def test_rebuild_user_recounts_the_overlap_of_boards_it_touched() -> None:
     assert selectors.board_follower_count(board) == 1
 
 
+@pytest.mark.alone
 def test_flushing_a_master_and_rebuilding_restores_the_graph_exactly() -> None:
     call_command("graph", "rebuild", "--all", "--quiet")
     first, second = masters()[:2]
@@ -107,6 +109,7 @@ def test_verify_command_exits_1_when_redis_differs_from_the_log() -> None:
     call_command("graph", "verify", "--user", str(ann), stdout=StringIO())  # clean: status 0
 
 
+@pytest.mark.alone
 def test_rebuild_command_reports_what_it_rewrote() -> None:
     ann, bob = new_user(), new_user()
     actions.follow_user(ann, bob)

@@ -44,6 +44,8 @@ from tests.graph.test_failover import (
 )
 from tests.polling import wait_until
 
+pytestmark = pytest.mark.beside  # CONTRIBUTING.md, "Three sessions"
+
 MASTER_NAME, REPLICA_NAME = "redisq1a", "redisq1b"
 DOWN_AFTER_MS = 1500
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import dramatiq
+import pytest
 from django.conf import settings
 
 from feed.store.pools import CLUSTERS
@@ -25,6 +26,7 @@ def media_file(name: str) -> Path:
     return Path(settings.MEDIA_ROOT) / name
 
 
+@pytest.mark.alone
 def test_a_deleted_board_leaves_the_graph_the_feeds_and_the_disk(
         worker: dramatiq.Worker) -> None:
     owner = new_user()

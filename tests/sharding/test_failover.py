@@ -29,6 +29,8 @@ from devstack.ports import free_loopback_ports
 from sharding import ids
 from sharding.hosts import schema_name
 
+pytestmark = pytest.mark.beside  # CONTRIBUTING.md, "Three sessions"
+
 REPO = Path(__file__).resolve().parents[2]
 MASTER, REPLICA = "mysqlf1a", "mysqlf1b"
 

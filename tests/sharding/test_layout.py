@@ -31,6 +31,8 @@ from sharding.conf import sharding_settings
 from sharding.schema import table_statements
 from tests.polling import wait_until
 
+pytestmark = pytest.mark.beside  # CONTRIBUTING.md, "Three sessions"
+
 REPO = Path(__file__).resolve().parents[2]
 PAIRS = (("layout1a", "layout1b"), ("layout2a", "layout2b"))
 MEMORY = Path("/dev/shm")

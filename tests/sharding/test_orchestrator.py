@@ -38,6 +38,8 @@ from tests.sharding.test_failover import (
     pair_environment,
 )
 
+pytestmark = pytest.mark.beside  # CONTRIBUTING.md, "Three sessions"
+
 NET_TIMEOUT = 4  # the replica notices a silent master after this long
 PATIENT_NET_TIMEOUT = 30  # a replica that outwaits the leader's three failed probes
 FAILURES = 3

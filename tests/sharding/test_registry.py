@@ -26,6 +26,8 @@ from sharding.registry import HostRegistry, RegistryError
 from tests.polling import wait_until
 from tests.sharding.test_failover import REPO, pair_environment
 
+pytestmark = pytest.mark.beside  # CONTRIBUTING.md, "Three sessions"
+
 NEW_MASTER, NEW_REPLICA = "mysqlg2a", "mysqlg2b"
 
 

@@ -25,6 +25,8 @@ from sharding.hosts import schema_name
 from tests.polling import wait_until
 from tests.sharding.test_failover import REPO, pair_environment
 
+pytestmark = pytest.mark.beside  # CONTRIBUTING.md, "Three sessions"
+
 OLD, NEW, NEW_REPLICA = "mysqlk1a", "mysqlk2a", "mysqlk2b"
 
 

@@ -36,6 +36,8 @@ from sharding.topology import current_map
 from tests.polling import wait_until
 from tests.sharding.helpers import own_shard_map
 
+pytestmark = pytest.mark.beside  # CONTRIBUTING.md, "Three sessions"
+
 HOST = "mysqlt1a"
 STOP_SECONDS = 30  # a stop resumes by itself after this long, whatever the test does
 LOST_CONNECTION = 2013

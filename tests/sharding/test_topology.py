@@ -154,6 +154,7 @@ def _map_changes_work() -> bool:
     return True
 
 
+@pytest.mark.alone
 def test_with_zookeeper_down_traffic_goes_on_and_map_changes_fail_closed(
         zookeeper_down: Stack) -> None:
     shard = current_map().open_shards()[0]
@@ -164,6 +165,7 @@ def test_with_zookeeper_down_traffic_goes_on_and_map_changes_fail_closed(
     assert current_map().master_for(shard) == alias_for_shard(shard)
 
 
+@pytest.mark.alone
 def test_a_process_starting_while_zookeeper_is_down_uses_the_last_known_good_map(
         zookeeper_down: Stack) -> None:
     known = current_map()

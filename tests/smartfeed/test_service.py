@@ -140,6 +140,7 @@ def _reads(cluster: str, asked: str) -> float:
                                      {"cluster": cluster, "asked": asked}) or 0.0
 
 
+@pytest.mark.alone
 @pytest.mark.slow
 @pytest.mark.usefixtures("failures_remembered")  # the outage outlasts any stall
 @pytest.mark.parametrize("server, killed, outcome", [("hbase3", True, "failed"),
