@@ -106,9 +106,9 @@ def _process(mode: str, clients: list[Pairs], start: Any, results: Any) -> None:
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pinsite.settings")
         django.setup()
         operation = _operation(mode)
+        if mode == "raw":
+            _ensure_ceiling_tables(clients)
         for pairs in clients:  # connections, scripts and queues ready before the clock starts
-            if mode == "raw":
-                _ensure_ceiling_table(pairs[0][0])
             operation(*pairs[0])
         from events import publisher
 
@@ -159,13 +159,17 @@ def _operation(mode: str) -> Callable[[int, int], object]:
     return _raw_write
 
 
-def _ensure_ceiling_table(user: int) -> None:
+def _ensure_ceiling_tables(clients: list[Pairs]) -> None:
+    """The raw ceiling's table on every host that one of ``clients``' followers lives on (a
+    client's followers can live on several)."""
     from sharding.hosts import alias_for_shard, cursor
     from sharding.ids import shard_of
 
-    with cursor(alias_for_shard(shard_of(user))) as c:
-        c.execute(f"CREATE TABLE IF NOT EXISTS {CEILING_TABLE} (follower BIGINT NOT NULL, "
-                  "target BIGINT NOT NULL, PRIMARY KEY (follower, target)) ENGINE=InnoDB")
+    hosts = {alias_for_shard(shard_of(follower)) for pairs in clients for follower, _ in pairs}
+    for alias in sorted(hosts):
+        with cursor(alias) as c:
+            c.execute(f"CREATE TABLE IF NOT EXISTS {CEILING_TABLE} (follower BIGINT NOT NULL, "
+                      "target BIGINT NOT NULL, PRIMARY KEY (follower, target)) ENGINE=InnoDB")
 
 
 _raw = threading.local()
