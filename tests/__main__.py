@@ -87,7 +87,6 @@ def _start(session: Session, argv: list[str], output: IO[str] | None = None,
     return subprocess.Popen(command(session, argv), stdout=output, stderr=output, env=_ENVIRONMENT)
 
 
-
 @dataclass
 class Outcome:
     session: Session
