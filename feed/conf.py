@@ -40,9 +40,6 @@ DEFAULTS: dict[str, Any] = {
     "READ_THREADS": 16,
     "PAGE_SIZE": 50,
     "MAX_PAGE": 200,
-    # Observation (feed.observe): the database number, in the cache Redis (REDIS_CACHE), of
-    # the last hour's fanout lag, deliveries, standby reads and queue depths.
-    "OBSERVE_DB": 3,
 }
 
 feed_settings = Settings("PINSITE_FEED", DEFAULTS)

@@ -179,7 +179,7 @@ PINSITE_FEED = {
     # Tuning (PINSITE_FEED_CAP, ...): only the variables that are set; see feed/conf.py.
     **env.numbers("PINSITE_FEED_", ["CAP", "SLACK", "BACKFILL_PINS", "FANOUT_CHUNK",
                                     "PULL_ABOVE", "COUNT_DELAY_MS", "SPECULATIVE_CUTOFF_MS",
-                                    "PAGE_SIZE", "MAX_PAGE", "OBSERVE_DB"]),
+                                    "PAGE_SIZE", "MAX_PAGE"]),
 }
 
 # --- Smart home feed (PINSITE_SMARTFEED_BUDGET_MS, ...; see feed/smart/conf.py) ----------
@@ -200,7 +200,8 @@ PINSITE_EVENTS = env.numbers("PINSITE_EVENTS_", [
 REDIS_CACHE = env.text("PINSITE_REDIS_CACHE", f"redis://{LOCAL}:{BASE + 379}")
 
 
-def _cache(db: int, prefix: str, ignore_errors: bool = True) -> dict[str, Any]:
+def _cache(db: int, prefix: str, ignore_errors: bool = True, timeout: float = 2,
+           **pool: Any) -> dict[str, Any]:
     return {
         "BACKEND": "django_redis.cache.RedisCache",
         "LOCATION": env.redis_location(REDIS_CACHE, db),
@@ -208,9 +209,10 @@ def _cache(db: int, prefix: str, ignore_errors: bool = True) -> dict[str, Any]:
         "TIMEOUT": 24 * 3600,
         "OPTIONS": {
             "CLIENT_CLASS": "django_redis.client.DefaultClient",
-            "SOCKET_CONNECT_TIMEOUT": 2,
-            "SOCKET_TIMEOUT": 2,
+            "SOCKET_CONNECT_TIMEOUT": timeout,
+            "SOCKET_TIMEOUT": timeout,
             "IGNORE_EXCEPTIONS": ignore_errors,
+            "CONNECTION_POOL_KWARGS": pool,
         },
     }
 
@@ -221,6 +223,10 @@ CACHES = {
     "lists": _cache(2, "list"),
     # Credential attempt counters: errors raise, so the limits fail closed (pinsite.serving).
     "throttles": _cache(0, "throttle", ignore_errors=False),
+    # The feeds' observations (feed.store.observations): its raw client runs Lua scripts on
+    # strings, with short timeouts, and the callers decide what a failure means.
+    "observations": _cache(env.number("PINSITE_FEED_OBSERVE_DB", 3), "obs", ignore_errors=False,
+                           timeout=0.5, decode_responses=True),
 }
 DJANGO_REDIS_IGNORE_EXCEPTIONS = True
 DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True

@@ -33,6 +33,7 @@ from devstack.rabbitmq import RabbitMQ
 from events import publisher
 from feed import observe, speculative
 from feed.store import observations
+from pinsite.env import redis_location
 from pinsite.test_settings import AMQP_VHOST, AMQP_VHOST_PREFIX
 from tests.addresses import CLOSED
 from tests.feed.helpers import flush_feed_queues, worker_queues
@@ -141,12 +142,19 @@ def worker() -> Iterator[dramatiq.Worker]:
 OBSERVATIONS_TEST_DB = 15
 
 
+def observations_at(settings: Settings, location: str) -> None:
+    """Point the ``observations`` cache alias (fanout observations, the smart feed's health)
+    at ``location``; :func:`observations.reset` then gives a client there."""
+    moved = {**settings.CACHES[observations.ALIAS], "LOCATION": location}
+    settings.CACHES = {**settings.CACHES, observations.ALIAS: moved}
+    observations.reset()
+
+
 @pytest.fixture
 def observations_db(settings: Settings) -> Iterator[None]:
     """Fanout observations (:mod:`feed.observe`) in a Redis database of their own, emptied
     first, so a test counts exactly what it caused."""
-    settings.PINSITE_FEED = {**settings.PINSITE_FEED, "OBSERVE_DB": OBSERVATIONS_TEST_DB}
-    observations.reset()
+    observations_at(settings, redis_location(settings.REDIS_CACHE, OBSERVATIONS_TEST_DB))
     observe.flush_standby_reads()  # what earlier tests' reads left pending goes, with the rest
     observations.client().flushdb()
     yield
@@ -156,9 +164,9 @@ def observations_db(settings: Settings) -> Iterator[None]:
 @pytest.fixture
 def observations_down(settings: Settings) -> Iterator[None]:
     """The feed's observations (and the smart feed's health) pointed at a closed port: what a
-    dead cache Redis looks like to them."""
-    settings.REDIS_CACHE = f"redis://{CLOSED[0]}:{CLOSED[1]}"
-    observations.reset()
+    dead cache Redis looks like to them. In a module that uses ``observations_db``, take it as
+    an argument: fixtures named in arguments come after the module's ``usefixtures``."""
+    observations_at(settings, f"redis://{CLOSED[0]}:{CLOSED[1]}/0")
     yield
     observations.reset()
 

@@ -1,7 +1,7 @@
 """Raw Redis calls of the feeds' observations, the fanouts' (:mod:`feed.observe`) and the
-smart feed's health (:mod:`feed.smart.health`): one client per process on database
-``OBSERVE_DB`` of the cache Redis (``settings.REDIS_CACHE``), made on first use, short
-timeouts, and the Lua scripts that close a fanout exactly once.
+smart feed's health (:mod:`feed.smart.health`): one client per process from the cache alias
+``observations`` (``settings.CACHES``: a database of the cache Redis, short timeouts), made
+on first use, and the Lua scripts that close a fanout exactly once.
 
 Driver errors become :class:`~feed.exceptions.ObservationsUnavailable`.
 
@@ -17,13 +17,14 @@ from typing import Any, TypeVar
 
 import redis
 from django.conf import settings
+from django.core.cache import caches
 
-from feed.conf import feed_settings
 from feed.exceptions import ObservationsUnavailable
 from toolkit.processes import ProcessLocal
 
 T = TypeVar("T")
-TIMEOUT_SECONDS = 0.5
+ALIAS = "observations"
+"""The cache alias of the observations' Redis database."""
 PLAN = "plan"
 """The planner's token in a fanout's set: the fanout cannot close while planning goes on."""
 CLOSED = "closed"
@@ -68,10 +69,7 @@ return closed
 """
 
 def _connect() -> tuple[redis.Redis, dict[str, Any]]:
-    connection = redis.Redis.from_url(
-        settings.REDIS_CACHE, db=feed_settings.number("OBSERVE_DB"),
-        socket_timeout=TIMEOUT_SECONDS, socket_connect_timeout=TIMEOUT_SECONDS,
-        decode_responses=True)
+    connection: redis.Redis = caches[ALIAS].client.get_client(write=True)  # type: ignore[attr-defined]
     return connection, {"register": connection.register_script(REGISTER),
                         "finish": connection.register_script(FINISH)}
 
@@ -85,7 +83,7 @@ def client() -> redis.Redis:
 
 
 def reset() -> None:
-    """Forget this process's client (tests that change ``OBSERVE_DB`` or the address)."""
+    """Forget this process's client (tests that move the ``observations`` alias)."""
     _connection.clear()
 
 
@@ -183,4 +181,4 @@ def _call(run: Callable[[], T]) -> T:
     except (redis.RedisError, OSError) as exc:
         raise ObservationsUnavailable(
             f"the feed's observations cannot be reached in Redis "
-            f"(db {feed_settings.OBSERVE_DB}): {type(exc).__name__}: {exc}") from exc
+            f"({settings.CACHES[ALIAS]['LOCATION']}): {type(exc).__name__}: {exc}") from exc

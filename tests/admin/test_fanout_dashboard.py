@@ -18,7 +18,6 @@ from selenium.webdriver.common.by import By
 
 from feed import observe
 from pinsite.admin.queues import queue_depths
-from tests.addresses import CLOSED
 from tests.feed.helpers import board_with_followers, clear_of_a_bucket_edge, new_pin
 from tests.polling import wait_until
 from tests.web.browser import browser_installed, chromium, fill, live_site, screenshot
@@ -81,11 +80,7 @@ def test_the_dashboard_figures_move_when_a_fanout_runs(
 
 
 def test_the_dashboard_says_so_when_redis_is_down(superuser: Client,
-                                                  settings: Any) -> None:
-    from feed.store import observations
-
-    settings.REDIS_CACHE = f"redis://{CLOSED[0]}:{CLOSED[1]}"
-    observations.reset()
+                                                  observations_down: None) -> None:
     response = superuser.get(PAGE)
     assert response.status_code == 200
     assert "observations cannot be reached" in response.content.decode()

@@ -101,9 +101,7 @@ def test_a_closed_fanout_keeps_its_set_only_for_minutes() -> None:
     assert 0 < ttl() <= observations.CLOSED_KEEP_SECONDS
 
 
-def test_recording_with_redis_down_neither_raises_nor_records(settings: Settings) -> None:
-    settings.REDIS_CACHE = "redis://127.0.0.1:1"
-    observations.reset()
+def test_recording_with_redis_down_neither_raises_nor_records(observations_down: None) -> None:
     observe.delivered("primary", 1, 1, 3, chunk=None)
     observe.standby_read()
     assert not observe.sample_depths(lambda: [])
@@ -112,10 +110,8 @@ def test_recording_with_redis_down_neither_raises_nor_records(settings: Settings
 
 
 def test_redis_down_is_logged_once_a_minute_not_once_a_delivery(
-        settings: Settings, caplog: pytest.LogCaptureFixture,
+        observations_down: None, caplog: pytest.LogCaptureFixture,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    settings.REDIS_CACHE = "redis://127.0.0.1:1"
-    observations.reset()
     monkeypatch.setattr(observe, "_warned", {})
     for _ in range(5):
         observe.delivered("primary", 1, 1, 3, chunk=None)
@@ -213,9 +209,7 @@ def test_feed_lag_refuses_a_window_outside_one_to_sixty_minutes(minutes: str) ->
         call_command("feed", "lag", "--minutes", minutes, stdout=io.StringIO())
 
 
-def test_feed_lag_says_so_when_redis_is_down(settings: Settings) -> None:
-    settings.REDIS_CACHE = "redis://127.0.0.1:1"
-    observations.reset()
+def test_feed_lag_says_so_when_redis_is_down(observations_down: None) -> None:
     with pytest.raises(CommandError, match="observations cannot be reached"):
         call_command("feed", "lag", stdout=io.StringIO())
 
