@@ -94,6 +94,7 @@ def test_the_smartfeed_benchs_stand_ins_take_the_generators_arguments() -> None:
         assert list(inspect.signature(stand_in).parameters) == wanted
 
 
+@pytest.mark.alone
 def test_the_events_bench_reports_both_modes_and_leaves_no_bench_rows() -> None:
     out = io.StringIO()
     call_command("bench", "events", "--json", "--samples", "10", "--events", "300", stdout=out)

@@ -135,6 +135,7 @@ def test_events_show_counts_the_backlog_per_host_and_warns_about_old_rows() -> N
         assert "WARNING" in line
 
 
+@pytest.mark.alone
 def test_a_fresh_backlog_is_no_warning() -> None:
     _relay_everything()
     with stale_row(1) as (alias, _):
@@ -146,6 +147,7 @@ def _poisoned(payload: dict[str, Any]) -> list[Message[Any]]:
     raise ValueError("a subscriber fails on this row")
 
 
+@pytest.mark.alone
 def test_a_batch_of_rows_no_subscriber_can_handle_does_not_stop_the_rows_after_it(
         settings: Settings) -> None:
     settings.PINSITE_EVENTS = {**settings.PINSITE_EVENTS, "RELAY_BATCH": 3}
