@@ -83,8 +83,9 @@ def command(session: Session, argv: list[str]) -> list[str]:
 
 def _start(session: Session, argv: list[str], output: IO[str] | None = None,
            ) -> subprocess.Popen[bytes]:
-    print(f"=== {session.name} session: pytest -m '{command(session, argv)[-1]}'", flush=True)
-    return subprocess.Popen(command(session, argv), stdout=output, stderr=output, env=_ENVIRONMENT)
+    line = command(session, argv)
+    print(f"=== {session.name} session: pytest -m '{line[-1]}'", flush=True)
+    return subprocess.Popen(line, stdout=output, stderr=output, env=_ENVIRONMENT)
 
 
 @dataclass

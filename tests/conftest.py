@@ -11,13 +11,11 @@ rolled-back transactions, because sharded writes span several hosts.
 
 from __future__ import annotations
 
-import fcntl
 import io
 import os
 import socket
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import cast
 
@@ -28,6 +26,7 @@ from django.core.management import call_command
 from pytest_django import Settings
 
 from devstack import Stack
+from devstack.process import exclusive
 from devstack.rabbitmq import USER as AMQP_USER
 from devstack.rabbitmq import RabbitMQ
 from events import publisher
@@ -75,16 +74,6 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         rabbitmq.ctl("delete_vhost", AMQP_VHOST, check=False)
 
 
-@contextmanager
-def _one_session_at_a_time() -> Iterator[None]:
-    """Hold the stack's set-up lock: sessions started together (``make test`` runs two) set
-    the stores up one after the other, the second finding everything made."""
-    lock = Stack(settings.PROFILE).profile.var_dir / "pytest-setup.lock"
-    with lock.open("a") as held:
-        fcntl.flock(held, fcntl.LOCK_EX)
-        yield
-
-
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_blocker: pytest.FixtureRequest) -> Iterator[None]:
     """Use the running test stack as it is: migrate ``default`` and create the shards."""
@@ -93,7 +82,9 @@ def django_db_setup(django_db_blocker: pytest.FixtureRequest) -> Iterator[None]:
         pytest.exit("the test stack is down: run `python3 -m devstack --profile test up` "
                     "(or `make test`)", returncode=3)
     Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)  # WhiteNoise's root
-    with _one_session_at_a_time(), django_db_blocker.unblock():  # type: ignore[attr-defined]
+    # Sessions started together (`make test` runs two) set the stores up one after the other.
+    setup_lock = Stack(settings.PROFILE).profile.var_dir / "pytest-setup.lock"
+    with exclusive(setup_lock), django_db_blocker.unblock():  # type: ignore[attr-defined]
         call_command("migrate", interactive=False, verbosity=0)
         call_command("shards", "init", "--quiet", verbosity=0, stdout=io.StringIO())
         call_command("graph", "init", verbosity=0, stdout=io.StringIO())
