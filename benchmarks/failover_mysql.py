@@ -28,8 +28,8 @@ from typing import Any
 
 from django.conf import settings
 
+from coordination.zookeeper import delete_tree
 from devstack.ports import free_loopback_ports
-from sharding.coordination import zookeeper
 
 REPO = Path(settings.BASE_DIR)
 MASTER, REPLICA = "mysqlb1a", "mysqlb1b"
@@ -80,7 +80,7 @@ def _one_run() -> float:
         finally:
             stop(processes)
             destroy(master, replica)
-            zookeeper.require().delete(zk_root, recursive=True)
+            delete_tree(zk_root)
 
 
 def seconds_to_next_write(writer: subprocess.Popen[str], master: Any) -> float:

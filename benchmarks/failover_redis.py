@@ -44,12 +44,12 @@ from benchmarks.failover_mysql import (
     start,
     stop,
 )
+from coordination.zookeeper import delete_tree
 from devstack.ports import free_loopback_ports
 from graph import repair
 from graph.keys import STAMP
 from graph.vshards import vshard_of
 from pins.actions import create_pinner
-from sharding.coordination import zookeeper
 from sharding.topology import copy_map
 from toolkit.waiting import until
 
@@ -152,7 +152,7 @@ def _one_run(users: list[int], rebuild_whole: bool = False,
         finally:
             stop(processes)
             destroy(*sentinels, master, replica)
-            zookeeper.require().delete(zk_root, recursive=True)
+            delete_tree(zk_root)
 
 
 def _wait_for_stamp(replica: Any, timeout: float = 30.0) -> None:

@@ -29,8 +29,8 @@ from typing import Any
 from django.core.management.base import CommandParser
 
 from benchmarks.failover_mysql import manage, start
+from coordination.zookeeper import delete_tree
 from devstack.ports import free_loopback_ports
-from sharding.coordination import zookeeper
 from toolkit.commands import Bounded
 from toolkit.waiting import until
 
@@ -110,7 +110,7 @@ def _one_run(shards: int, rows: int) -> dict[str, Any]:
                 writer.terminate()
                 writer.wait(timeout=30)
             destroy(*old, *new)
-            zookeeper.require().delete(zk_root, recursive=True)
+            delete_tree(zk_root)
 
 
 def _collect(writer: subprocess.Popen[str]) -> list[str]:

@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 from functools import cache, partial
 from typing import Literal
 
+from coordination.documents import WatchedDocument, cache_file
+from coordination.exceptions import CoordinationUnavailable, DocumentConflict
 from feed import sources
 from feed.conf import pull_above
-from sharding.coordination import WatchedDocument, sibling_cache_file
-from sharding.exceptions import ShardMapConflict, ShardMapUnavailable
 
 log = logging.getLogger("pinsite.feed")
 State = Literal["pull", "drain"]
@@ -93,7 +93,7 @@ class Decision:
 @cache
 def document() -> WatchedDocument[PulledBoards]:
     """The watched ``<ZK_ROOT>/feed_pulled`` node (one per process)."""
-    return WatchedDocument("feed_pulled", sibling_cache_file("feed_pulled"),
+    return WatchedDocument("feed_pulled", cache_file("feed_pulled"),
                            decode=PulledBoards.loads, encode=PulledBoards.dumps,
                            init_command="manage.py feed init")
 
@@ -106,16 +106,16 @@ def init() -> bool:
 def current() -> dict[int, Pulled]:
     """The pulled boards as this process knows them: the watched copy, else the last known
     good file; none when neither exists. With ZooKeeper down a process waits out its connect
-    timeout once (:meth:`sharding.coordination.ZooKeeper.connected_client`), so feed reads
+    timeout once (:meth:`coordination.zookeeper.ZooKeeper.connected_client`), so feed reads
     do not queue up behind it."""
     try:
         return document().get().boards
-    except ShardMapUnavailable:
+    except CoordinationUnavailable:
         return {}
 
 
 def fresh() -> dict[int, Pulled]:
-    """The pulled boards read from ZooKeeper now (:class:`ShardMapUnavailable` if it cannot
+    """The pulled boards read from ZooKeeper now (:class:`CoordinationUnavailable` if it cannot
     be)."""
     return document().read_fresh().boards
 
@@ -136,7 +136,7 @@ def decide(board_id: int, created_us: int) -> Decision:
     for _ in range(CONFLICT_RETRIES):
         try:
             now = document().read_fresh()
-        except ShardMapUnavailable:
+        except CoordinationUnavailable:
             log.warning("the pulled boards cannot be read; pushing pin of board %d", board_id)
             return Decision(push=True)
         entry = now.boards.get(board_id)
@@ -149,12 +149,12 @@ def decide(board_id: int, created_us: int) -> Decision:
         try:
             document().update(partial(PulledBoards.with_board, board_id=board_id,
                                       pulled=target), current=now)
-        except ShardMapConflict:
+        except DocumentConflict:
             continue
         log.info("board %d has %d followers: its pins are %s from now on", board_id, count,
                  "pulled" if above else "pushed again (draining)")
         return decision
-    raise ShardMapConflict(f"{document().path} kept changing; try again")
+    raise DocumentConflict(f"{document().path} kept changing; try again")
 
 
 def finish_drain(board_id: int) -> bool:

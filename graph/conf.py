@@ -17,7 +17,6 @@ DEFAULTS: dict[str, Any] = {
     "INITIAL_PAIRS": [],
     "VSHARD_COUNT": 8192,
     "MAP_NODE": "vshardmap",
-    "MAP_CACHE_FILE": "",
     "SOCKET_TIMEOUT": 2.0,
     "CONNECT_TIMEOUT": 1.0,
     "WRITE_ATTEMPTS": 6,

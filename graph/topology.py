@@ -11,17 +11,18 @@ process learns of a promotion or a move even before its watch fires.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 
+from coordination import registry
+from coordination.documents import WatchedDocument, cache_file
+from coordination.exceptions import CoordinationError, CoordinationUnavailable, DocumentConflict
 from graph.conf import graph_settings
 from graph.exceptions import GraphUnavailable, VShardMapConflict, VShardMapError
 from graph.vshardmap import VShardMap
 from graph.vshards import vshard_count
-from sharding import registry
 from sharding.conf import sharding_settings
-from sharding.coordination import WatchedDocument
-from sharding.exceptions import ShardingError, ShardMapConflict, ShardMapUnavailable
 
 _fresh_lock = threading.Lock()
 _fresh: VShardMap | None = None
@@ -32,7 +33,7 @@ def vshard_map_document() -> WatchedDocument[VShardMap]:
     """The watched ``<ZK_ROOT>/vshardmap`` node (one per process)."""
     return WatchedDocument(
         graph_settings.MAP_NODE,
-        graph_settings.MAP_CACHE_FILE or None,
+        cache_file(graph_settings.MAP_NODE),
         decode=VShardMap.loads,
         encode=VShardMap.dumps,
         init_command="manage.py graph init",
@@ -43,7 +44,7 @@ def current_map() -> VShardMap:
     """The vshard map this process routes by (the newest it has seen)."""
     try:
         watched = vshard_map_document().get()
-    except ShardMapUnavailable as exc:
+    except CoordinationUnavailable as exc:
         raise GraphUnavailable(str(exc)) from exc
     fresh = _fresh
     return fresh if fresh is not None and fresh.version > watched.version else watched
@@ -58,7 +59,7 @@ def refresh() -> VShardMap:
     global _fresh
     try:
         value = vshard_map_document().read_fresh()
-    except ShardingError:
+    except CoordinationError:
         return current_map()
     with _fresh_lock:
         if _fresh is None or value.version > _fresh.version:
@@ -74,35 +75,37 @@ def initial_map() -> VShardMap:
 
 def publish_initial_map() -> bool:
     """Create the map in ZooKeeper unless one exists; True when created."""
-    try:
+    with _map_errors():
         return vshard_map_document().create(initial_map())
-    except ShardMapUnavailable as exc:
-        raise GraphUnavailable(str(exc)) from exc
 
 
 def change_map(change: Callable[[VShardMap], VShardMap],
                expected_version: int | None = None) -> VShardMap:
     """Compare-and-set update of the map (fails closed when ZooKeeper is unreachable)."""
-    try:
+    with _map_errors():
         return vshard_map_document().update(change, expected_version)
-    except ShardMapConflict as exc:
-        raise VShardMapConflict("the vshard map changed meanwhile; run the command again")\
-            from exc
-    except ShardMapUnavailable as exc:
-        raise GraphUnavailable(str(exc)) from exc
 
 
 def read_fresh() -> VShardMap:
     """The map as ZooKeeper holds it now (operations read this before changing it)."""
-    try:
+    with _map_errors():
         return vshard_map_document().read_fresh()
-    except ShardMapUnavailable as exc:
+
+
+@contextmanager
+def _map_errors() -> Iterator[None]:
+    try:
+        yield
+    except DocumentConflict as exc:
+        raise VShardMapConflict("the vshard map changed meanwhile; run the command again")\
+            from exc
+    except CoordinationUnavailable as exc:
         raise GraphUnavailable(str(exc)) from exc
 
 
 def address_of(instance: str) -> tuple[str, int]:
     """The ``(host, port)`` of a Redis instance: configured, or registered
-    (:mod:`sharding.registry`; a process reaches one registered after it started)."""
+    (:mod:`coordination.registry`; a process reaches one registered after it started)."""
     hosts = graph_settings.REDIS_HOSTS
     if instance in hosts:
         host, port = hosts[instance]

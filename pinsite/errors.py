@@ -13,6 +13,7 @@ from __future__ import annotations
 from django.db import InterfaceError, OperationalError
 from dramatiq.errors import BrokerError
 
+from coordination.exceptions import CoordinationError
 from feed.exceptions import FeedError, InvalidFeedInput
 from graph.exceptions import GraphError, GraphNotFound, InvalidGraphInput
 from pinsite.serving.attempts import LimiterUnavailable
@@ -37,8 +38,8 @@ STORE_NOT_FOUND: Kinds = (InvalidObjectId, ObjectNotFound, ShardNotOpen, Unknown
                           GraphNotFound)
 """No such object, or an ID the stores found they cannot use: 404."""
 
-UNAVAILABLE: Kinds = (LimiterUnavailable, ShardingError, GraphError, FeedError, OperationalError,
-                      InterfaceError, BrokerError, QueueUnavailable)
+UNAVAILABLE: Kinds = (LimiterUnavailable, ShardingError, CoordinationError, GraphError, FeedError,
+                      OperationalError, InterfaceError, BrokerError, QueueUnavailable)
 """A store (or the queue, or the credential attempt limiter) that cannot answer now: 503."""
 
 

@@ -132,14 +132,20 @@ DATABASES["default"]["TEST"] = {"NAME": DATABASES["default"]["NAME"]}
 DATABASE_ROUTERS = ["sharding.router.ShardRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# --- Coordination: ZooKeeper holds the maps, the host registry and elections ----------------
+
+PINSITE_COORDINATION = {
+    "ZK_HOSTS": env.text("PINSITE_ZK_HOSTS", f"{LOCAL}:{BASE + 181}"),
+    "ZK_ROOT": env.text("PINSITE_ZK_ROOT", "/pinsite"),
+    # the last-known-good copy of every watched document (shardmap.json, vshardmap.json, …)
+    "CACHE_DIR": str(VAR_DIR),
+}
+
 PINSITE_SHARDING = {
     "SHARD_COUNT": env.number("PINSITE_SHARD_COUNT", 512),
     "INITIAL_PAIRS": env.pairs(
         env.text("PINSITE_SHARD_PAIRS", "mysql001a:mysql001b,mysql002a:mysql002b")
     ),
-    "ZK_HOSTS": env.text("PINSITE_ZK_HOSTS", f"{LOCAL}:{BASE + 181}"),
-    "ZK_ROOT": env.text("PINSITE_ZK_ROOT", "/pinsite"),
-    "MAP_CACHE_FILE": str(VAR_DIR / "shardmap.json"),
     "ADMIN_USER": _credential("PINSITE_MYSQL_ADMIN_USER"),
     "ADMIN_PASSWORD": _credential("PINSITE_MYSQL_ADMIN_PASSWORD"),
     "REPL_USER": _credential("PINSITE_MYSQL_REPL_USER"),
@@ -160,7 +166,6 @@ PINSITE_GRAPH = {
         env.text("PINSITE_REDIS_GRAPH_PAIRS", "redis001a:redis001b,redis002a:redis002b")
     ),
     "VSHARD_COUNT": 8192,
-    "MAP_CACHE_FILE": str(VAR_DIR / "vshardmap.json"),
     # Redis Sentinels watching the pairs (empty: promotions are made by `graph promote` alone)
     "SENTINELS": env.addresses(
         env.text("PINSITE_REDIS_SENTINELS",

@@ -1,8 +1,8 @@
 """Sharding settings: the ``PINSITE_SHARDING`` dict, resolved lazily with defaults in code.
 
 >>> from sharding.conf import sharding_settings
->>> sharding_settings.ZK_ROOT
-'/pinsite'
+>>> sharding_settings.SHARD_COUNT
+512
 """
 
 from __future__ import annotations
@@ -14,10 +14,6 @@ from toolkit.settings import Settings
 DEFAULTS: dict[str, Any] = {
     "SHARD_COUNT": 512,
     "INITIAL_PAIRS": [],
-    "ZK_HOSTS": "127.0.0.1:2181",
-    "ZK_ROOT": "/pinsite",
-    "ZK_CONNECT_TIMEOUT": 3.0,
-    "MAP_CACHE_FILE": "",
     "ADMIN_USER": "root",
     "ADMIN_PASSWORD": "",
     "PROMOTE_WAIT_SECONDS": 60,

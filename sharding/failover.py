@@ -13,7 +13,7 @@ from sharding import replication
 from sharding.conf import sharding_settings
 from sharding.exceptions import PromotionError
 from sharding.shardmap import ShardMap
-from sharding.topology import change_map, shard_map_document
+from sharding.topology import change_map, fresh_map
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class PromotionReport:
 
 def promote(master: str, wait_seconds: float | None = None) -> PromotionReport:
     """Promote ``master``'s replica to serve all of ``master``'s ranges."""
-    before = shard_map_document().read_fresh()
+    before = fresh_map()
     ranges = before.ranges_of(master)
     if not ranges:
         raise PromotionError(f"{master} is not a master in the shard map "

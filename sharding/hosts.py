@@ -3,7 +3,7 @@
 Every logical shard is a schema ``db%05d`` on its physical master; sharded SQL names it
 (``db03429.pins``), so one connection per host (per thread) serves all of that host's shards.
 Every shard host is a Django database alias: the configured ones from the start, and a host
-registered later (:mod:`sharding.registry`) from the moment this process first needs it.
+registered later (:mod:`coordination.registry`) from the moment this process first needs it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connections, transaction
 
-from sharding import registry
+from coordination import registry
 from sharding.conf import sharding_settings
 from sharding.exceptions import ShardingError, ShardMapError, ShardMapUnavailable, ShardUnavailable
 from sharding.mysql.base import DatabaseWrapper

@@ -10,7 +10,7 @@ from sharding.hosts import require_alias
 from sharding.replication import replication_problems
 from sharding.schema import HostReport, init_host
 from sharding.shardmap import ShardMap, ShardRange
-from sharding.topology import change_map, shard_map_document
+from sharding.topology import change_map, fresh_map
 
 
 def _check_configured(*hosts: str | None) -> None:
@@ -39,6 +39,6 @@ def attach_replica(master: str, replica: str | None) -> ShardMap:
 def open_range(new: ShardRange) -> tuple[ShardMap, HostReport]:
     """Open more logical shards: create their schemas on the master, then add them to the map."""
     _check_configured(new.master, new.replica)
-    shard_map_document().read_fresh().with_range(new)
+    fresh_map().with_range(new)
     report = init_host(new.master, list(new.shards()))
     return change_map(lambda current: current.with_range(new)), report

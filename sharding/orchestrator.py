@@ -1,9 +1,10 @@
 """Automatic failover of shard masters: ``manage.py orchestrator run``.
 
-Run two or more. One leads (a kazoo ``Election`` under ``<ZK_ROOT>/orchestrator/election``)
-and the others wait to take over. Every ``interval`` seconds the leader probes each master of
-the shard map (:func:`sharding.replication.host_health`). It fails a master over only when
-both of these hold:
+Run two or more. One leads (:mod:`coordination.election`, under
+``<ZK_ROOT>/orchestrator/election``) and the others wait to take over. Every ``interval``
+seconds the leader probes each master of the shard map
+(:func:`sharding.replication.host_health`). It fails a master over only when both of these
+hold:
 
 * the master failed ``failures`` probes in a row;
 * its replica has lost it too (its replication I/O thread is not running).
@@ -32,7 +33,6 @@ callables that return history entries (tagged with their ``store``), such as the
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import socket
@@ -43,11 +43,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from kazoo.exceptions import BadVersionError, KazooException, NoNodeError
-
+from coordination import election
+from coordination.exceptions import CoordinationError
+from coordination.zookeeper import append_json, read_json, write_json
 from sharding import failover, replication
-from sharding.coordination import failing_closed, root_path, zookeeper
-from sharding.exceptions import ShardingError, ShardMapError, ShardMapUnavailable
+from sharding.exceptions import ShardingError, ShardMapError
 from sharding.hosts import require_alias
 from sharding.topology import current_map
 
@@ -168,9 +168,7 @@ def deposed(entries: list[dict[str, Any]], masters: list[str]) -> list[str]:
 
 def run(orchestrator: Orchestrator, stop: threading.Event) -> None:
     """Wait for leadership, then lead until ``stop`` is set (or the session is lost)."""
-    client = zookeeper.require()
     identifier = f"{socket.gethostname()}:{os.getpid()}"
-    election = client.Election(root_path(ELECTION), identifier)
 
     def lead() -> None:
         log.warning("orchestrator %s leads", identifier)
@@ -178,14 +176,7 @@ def run(orchestrator: Orchestrator, stop: threading.Event) -> None:
             run_round(orchestrator, identifier)
             stop.wait(orchestrator.interval)
 
-    watcher = threading.Thread(target=lambda: (stop.wait(), election.cancel()), daemon=True)
-    watcher.start()
-    while not stop.is_set():
-        try:
-            election.run(lead)
-        except KazooException as exc:  # the session went (ZooKeeper down): stand again
-            log.warning("orchestrator %s lost ZooKeeper (%r); standing again", identifier, exc)
-            stop.wait(orchestrator.interval)
+    election.stand(ELECTION, identifier, lead, stop, retry_every=orchestrator.interval)
 
 
 def run_round(orchestrator: Orchestrator, leader: str) -> None:
@@ -193,7 +184,7 @@ def run_round(orchestrator: Orchestrator, leader: str) -> None:
     logged and recorded, never raised (one bad round must not end the leader's watch)."""
     try:
         orchestrator.check_once()
-    except (ShardingError, ShardMapUnavailable) as exc:
+    except (ShardingError, CoordinationError) as exc:
         log.warning("orchestrator round failed: %s", exc)
         orchestrator.errors.append(f"round failed: {exc}")
     except Exception as exc:
@@ -202,25 +193,17 @@ def run_round(orchestrator: Orchestrator, leader: str) -> None:
     orchestrator.rounds += 1
     try:
         record_round(orchestrator, leader)
-    except ShardMapUnavailable as exc:
+    except CoordinationError as exc:
         log.warning("orchestrator round %d not recorded: %s", orchestrator.rounds, exc)
 
 
 def record_round(orchestrator: Orchestrator, leader: str) -> None:
     """Write the leader's latest round to the status node (one small write per round; the
-    node is made on the first). ZooKeeper failing raises :class:`ShardMapUnavailable`."""
-    client = zookeeper.require()
-    path = root_path(STATUS)
-    latest = json.dumps({
+    node is made on the first). ZooKeeper failing raises :class:`CoordinationUnavailable`."""
+    write_json(STATUS, {
         "leader": leader, "rounds": orchestrator.rounds, "time": round(time.time(), 3),
         "failing": dict(orchestrator.misses), "failures": orchestrator.failures,
-        "errors": list(orchestrator.errors)}).encode()
-    with failing_closed(f"record the round in {path}"):
-        try:
-            client.set(path, latest)
-        except NoNodeError:
-            client.ensure_path(path)
-            client.set(path, latest)
+        "errors": list(orchestrator.errors)})
 
 
 def status() -> dict[str, Any]:
@@ -228,31 +211,13 @@ def status() -> dict[str, Any]:
     ``time`` it ended (:func:`ended_at`), ``failing``: failed probes in a row by master,
     ``failures``, ``errors``) and ``contenders``: the orchestrators running now, the leader
     first. ``rounds`` is None before any leader finished a round."""
-    client = zookeeper.require()
-    try:
-        raw, _ = client.get(root_path(STATUS))
-    except NoNodeError:
-        raw = b""
-    latest: dict[str, Any] = json.loads(raw) if raw else {"leader": None, "rounds": None}
-    contenders = client.Election(root_path(ELECTION)).contenders()
-    return {**latest, "contenders": contenders}
+    latest: dict[str, Any] = read_json(STATUS) or {"leader": None, "rounds": None}
+    return {**latest, "contenders": election.contenders(ELECTION)}
 
 
 def record(event: dict[str, Any]) -> None:
     """Append ``event`` (with its time) to the history node, keeping the newest ``KEPT``."""
-    client = zookeeper.require()
-    path = root_path(HISTORY)
-    entry = {"time": round(time.time(), 3), **event}
-    while True:
-        client.ensure_path(path)
-        raw, stat = client.get(path)
-        entries = json.loads(raw) if raw else []
-        try:
-            client.set(path, json.dumps([*entries, entry][-KEPT:]).encode(),
-                       version=stat.version)
-            return
-        except BadVersionError:
-            continue
+    append_json(HISTORY, {"time": round(time.time(), 3), **event}, keep=KEPT)
 
 
 def recent(limit: int | None = None) -> list[dict[str, Any]]:
@@ -269,9 +234,5 @@ def ended_at(entry: dict[str, Any]) -> datetime:
 
 def history() -> list[dict[str, Any]]:
     """Every recorded event, oldest first."""
-    try:
-        raw, _ = zookeeper.require().get(root_path(HISTORY))
-    except NoNodeError:
-        return []
-    found: list[dict[str, Any]] = json.loads(raw) if raw else []
+    found: list[dict[str, Any]] = read_json(HISTORY, default=[])
     return found

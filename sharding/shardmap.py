@@ -1,6 +1,6 @@
 """The shard map: which physical master (and replica) holds each range of logical shards.
 
-A pure value with no I/O; :mod:`sharding.coordination` keeps the current one from ZooKeeper.
+A pure value with no I/O; :mod:`sharding.topology` keeps the current one from ZooKeeper.
 Serialised as the source describes it::
 
     {"ranges": [{"range": [0, 2047], "master": "mysql001a", "replica": "mysql001b"}, ...]}

@@ -42,7 +42,7 @@ from sharding.conf import sharding_settings
 from sharding.exceptions import ShardingError, ShardMapError
 from sharding.hosts import require_alias, schema_name
 from sharding.outbox import SCHEMA as OUTBOX_SCHEMA
-from sharding.topology import change_map, shard_map_document
+from sharding.topology import change_map, fresh_map
 
 SETTLE_SECONDS = 0.25  # for every process to see the fence, and writes under way to finish
 CATCH_UP_SECONDS = 120.0
@@ -70,7 +70,7 @@ class SplitReport:
 def split(master: str, new_master: str, replica: str | None = None,
           progress: Callable[[str], object] = lambda _: None) -> SplitReport:
     """Move the upper half of ``master``'s shards to ``new_master`` (see the module)."""
-    before = shard_map_document().read_fresh()
+    before = fresh_map()
     shards = sorted(before.shards_of(master))
     _check(before.named(), master, new_master, replica, len(shards))
     cut = shards[len(shards) // 2]
@@ -109,7 +109,7 @@ def cleanup(dry_run: bool = False) -> dict[str, list[str]]:
     """Drop, on every master of the map, the shard schemas that another master serves now
     (those a split moved away, or copied along); ``host → schemas`` dropped (or, with
     ``dry_run``, that would be)."""
-    shard_map = shard_map_document().read_fresh()
+    shard_map = fresh_map()
     served = {schema_name(shard): r.master for r in shard_map.ranges for shard in r.shards()}
     dropped: dict[str, list[str]] = {}
     for host in shard_map.masters():

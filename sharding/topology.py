@@ -1,4 +1,6 @@
-"""The process's current shard map, kept from ZooKeeper by a watched document.
+"""The process's current shard map, kept from ZooKeeper by a watched document. ZooKeeper's
+failures leave here as the shard map's own errors (:class:`ShardMapUnavailable`,
+:class:`ShardMapConflict`).
 
 >>> current_map().master_for(3429)
 'mysql001a'
@@ -6,11 +8,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 
+from coordination.documents import WatchedDocument, cache_file
+from coordination.exceptions import CoordinationUnavailable, DocumentConflict
+from coordination.zookeeper import create_node
 from sharding.conf import sharding_settings
-from sharding.coordination import WatchedDocument, zookeeper
+from sharding.exceptions import ShardMapConflict, ShardMapUnavailable
 from sharding.shardmap import ShardMap
 
 MAP_NODE = "shardmap"
@@ -19,17 +25,22 @@ MAP_NODE = "shardmap"
 @cache
 def shard_map_document() -> WatchedDocument[ShardMap]:
     """The watched ``<ZK_ROOT>/shardmap`` node (one per process)."""
-    return WatchedDocument(
-        MAP_NODE,
-        sharding_settings.MAP_CACHE_FILE or None,
-        decode=ShardMap.loads,
-        encode=ShardMap.dumps,
-    )
+    return WatchedDocument(MAP_NODE, cache_file(MAP_NODE), decode=ShardMap.loads,
+                           encode=ShardMap.dumps)
 
 
 def current_map() -> ShardMap:
     """The shard map this process routes by; never waits on ZooKeeper once known."""
-    return shard_map_document().get()
+    try:
+        return shard_map_document().get()
+    except CoordinationUnavailable as exc:
+        raise ShardMapUnavailable(str(exc)) from exc
+
+
+def fresh_map() -> ShardMap:
+    """The map as ZooKeeper holds it now (changes read this before they are made)."""
+    with _map_errors():
+        return shard_map_document().read_fresh()
 
 
 def initial_map() -> ShardMap:
@@ -39,17 +50,29 @@ def initial_map() -> ShardMap:
 
 def publish_initial_map() -> bool:
     """Create the map in ZooKeeper unless one exists; True when created."""
-    return shard_map_document().create(initial_map())
+    with _map_errors():
+        return shard_map_document().create(initial_map())
 
 
 def change_map(change: Callable[[ShardMap], ShardMap],
                expected_version: int | None = None) -> ShardMap:
     """Compare-and-set update of the map in ZooKeeper (fails closed when it is unreachable)."""
-    return shard_map_document().update(change, expected_version)
+    with _map_errors():
+        return shard_map_document().update(change, expected_version)
 
 
 def copy_map(root: str) -> None:
     """Create, under another ZooKeeper ``root`` (a bench's deployment of its own on the same
     hosts), the shard map this process routes by: its masters are the ones serving now."""
-    zookeeper.require().create(f"{root.rstrip('/')}/{MAP_NODE}",
-                               ShardMap.dumps(current_map()), makepath=True)
+    with _map_errors():
+        create_node(f"{root.rstrip('/')}/{MAP_NODE}", ShardMap.dumps(current_map()))
+
+
+@contextmanager
+def _map_errors() -> Iterator[None]:
+    try:
+        yield
+    except CoordinationUnavailable as exc:
+        raise ShardMapUnavailable(str(exc)) from exc
+    except DocumentConflict as exc:
+        raise ShardMapConflict(str(exc)) from exc

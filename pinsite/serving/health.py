@@ -33,13 +33,13 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from coordination.exceptions import CoordinationUnavailable
+from coordination.zookeeper import zookeeper
 from feed.store import pools as hbase
 from graph import topology as graph_topology
 from graph.store.connections import client as redis_client
 from pinsite.serving.access import status_endpoint
 from pinsite.serving.conf import serving_settings
-from sharding.coordination import zookeeper
-from sharding.exceptions import ShardMapUnavailable
 from sharding.hosts import require_alias
 from sharding.topology import current_map
 
@@ -173,8 +173,9 @@ def _hbase(cluster: str) -> None:
 
 
 def _zookeeper() -> None:
-    if zookeeper.connected_client(timeout=ZOOKEEPER_WAIT_SECONDS) is None:
-        raise ShardMapUnavailable("no ZooKeeper session: shard and vshard map changes go unseen")
+    if not zookeeper.connected(ZOOKEEPER_WAIT_SECONDS):
+        raise CoordinationUnavailable(
+            "no ZooKeeper session: shard and vshard map changes go unseen")
 
 
 def _queue() -> None:

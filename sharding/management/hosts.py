@@ -14,7 +14,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from sharding import registry
+from coordination import registry
 from toolkit.commands import SubcommandCommand
 
 

@@ -19,7 +19,7 @@ def main() -> int:
     from django.test import Client
     from django.test.utils import setup_test_environment
 
-    from sharding.topology import shard_map_document
+    from sharding.topology import fresh_map
 
     setup_test_environment()
     master = sys.argv[1]
@@ -29,9 +29,9 @@ def main() -> int:
     client.force_login(account)
     page = f"/admin/operations/shards/{master}/promote/"
     confirmation = client.get(page)
-    before = shard_map_document().read_fresh().to_json()
+    before = fresh_map().to_json()
     done = client.post(page, follow=True)
-    after = shard_map_document().read_fresh().to_json()
+    after = fresh_map().to_json()
     print(json.dumps({
         "confirmation": confirmation.status_code, "confirmed": done.status_code,
         "messages": [str(message) for message in done.context["messages"]],

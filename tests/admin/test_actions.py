@@ -20,7 +20,7 @@ from graph import topology as graph_topology
 from pins.actions import create_pinner
 from pins.models import Pinner
 from sharding import objects
-from sharding.topology import shard_map_document
+from sharding.topology import fresh_map
 from tests.pins.helpers import unique_username
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,24 +31,24 @@ def _messages(response: object) -> list[str]:
 
 
 def test_shard_promotion_asks_for_confirmation_first(superuser: Client) -> None:
-    before = shard_map_document().read_fresh()
+    before = fresh_map()
     response = superuser.get("/admin/operations/shards/mysql001a/promote/")
     content = response.content.decode()
     assert response.status_code == 200
     assert "Master mysql001a serves 32 shards (0-31)" in content
     assert "Its replica mysql001b" in content and "Yes, do it" in content
     assert 'name="csrfmiddlewaretoken"' in content
-    assert shard_map_document().read_fresh() == before
+    assert fresh_map() == before
 
 
 def test_a_refused_shard_promotion_is_reported(superuser: Client) -> None:
-    before = shard_map_document().read_fresh()
+    before = fresh_map()
     response = superuser.post("/admin/operations/shards/mysql009z/promote/", follow=True)
     assert response.status_code == 200
     assert response.redirect_chain[-1][0] == "/admin/operations/shards/"
     [message] = _messages(response)
     assert "not done" in message and "mysql009z is not a master" in message
-    assert shard_map_document().read_fresh() == before
+    assert fresh_map() == before
 
 
 def test_actions_are_for_superusers_only(staff: Client) -> None:

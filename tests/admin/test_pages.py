@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from coordination.zookeeper import delete_tree, root_path
 from pins.actions import create_board, create_pin, create_pinner
 from sharding import orchestrator
-from sharding.coordination import root_path, zookeeper
 from tests.events.helpers import stale_row
 from tests.pins.helpers import image_bytes, unique_username
 
@@ -56,7 +56,7 @@ def test_shard_map_lists_the_orchestrators_failovers(staff: Client) -> None:
         content = staff.get("/admin/operations/shards/").content.decode()
         assert "mysqlx1a" in content and "mysqlx1b had lost it too" in content
     finally:
-        zookeeper.require().delete(root_path(orchestrator.HISTORY))
+        delete_tree(root_path(orchestrator.HISTORY))
 
 
 def test_vshard_map_shows_ranges_and_instances(staff: Client) -> None:

@@ -8,6 +8,7 @@ from django.http import Http404
 from pytest_django import Settings
 from rest_framework.exceptions import APIException
 
+from coordination.exceptions import CoordinationUnavailable
 from feed.exceptions import FeedUnavailable, InvalidFeedInput
 from graph.exceptions import GraphFenced, GraphNotFound, GraphUnavailable, InvalidGraphInput
 from pins.exceptions import InvalidContent, NotFound, PermissionDenied
@@ -33,6 +34,7 @@ from tests.api.helpers import Caller, error_of
     (InvalidFeedInput("The page cursor is not valid."), 400, "invalid"),
     (ShardUnavailable("mysql001a is unreachable"), 503, "unavailable"),
     (ShardMapUnavailable("no map"), 503, "unavailable"),
+    (CoordinationUnavailable("ZooKeeper at 127.0.0.1:13181 is unreachable"), 503, "unavailable"),
     (GraphUnavailable("redis001a is down"), 503, "unavailable"),
     (GraphFenced("vshard 17 is moving"), 503, "unavailable"),
     (FeedUnavailable("neither HBase cluster answered"), 503, "unavailable"),

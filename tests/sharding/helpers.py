@@ -13,8 +13,10 @@ from django.conf import settings
 from django.db import connections
 from django.test.utils import CaptureQueriesContext
 
-from sharding import registry, topology
-from sharding.coordination import WatchedDocument, zookeeper
+from coordination import registry
+from coordination.documents import WatchedDocument
+from coordination.zookeeper import delete_tree
+from sharding import topology
 from sharding.hosts import require_alias
 from sharding.shardmap import ShardMap
 from sharding.topology import current_map
@@ -67,4 +69,4 @@ def own_shard_map(folder: Path,
             patch.setattr(topology, "shard_map_document", lambda: document)
             yield document
     finally:
-        zookeeper.require().delete(document.path)
+        delete_tree(document.path)

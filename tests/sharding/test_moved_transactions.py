@@ -21,11 +21,11 @@ from django.db import connections
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from coordination.documents import WatchedDocument
 from pins.actions import create_board, create_pin, create_pinner
 from pins.domain import Board
 from pins.types import PIN
 from sharding import objects
-from sharding.coordination import WatchedDocument
 from sharding.exceptions import ShardUnavailable
 from sharding.hosts import after_commit, atomic, cursor, schema_name
 from sharding.ids import decompose, shard_of

@@ -19,10 +19,11 @@ from pathlib import Path
 import MySQLdb
 import pytest
 
+from coordination.exceptions import RegistryError
+from coordination.registry import HostRegistry
 from devstack.pairs import destroy, mysql_pair
 from devstack.ports import free_loopback_ports
 from sharding import ids
-from sharding.registry import HostRegistry, RegistryError
 from tests.polling import wait_until
 from tests.sharding.test_failover import REPO, pair_environment
 

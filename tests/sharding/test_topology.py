@@ -1,4 +1,5 @@
-"""The shard map in ZooKeeper: compare-and-set, watches, hot switching, ZooKeeper down."""
+"""The shard map in ZooKeeper: hot switching of the router, and ZooKeeper down (the documents
+themselves: tests/coordination)."""
 
 import json
 import os
@@ -10,61 +11,21 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from coordination.documents import WatchedDocument
 from devstack import Stack
 from pins.types import PIN
 from sharding import objects
-from sharding.coordination import WatchedDocument
-from sharding.exceptions import ShardMapConflict, ShardMapUnavailable, ShardUnavailable
+from sharding.exceptions import ShardMapUnavailable, ShardUnavailable
 from sharding.hosts import alias_for_shard, atomic, cursor
 from sharding.shardmap import ShardMap
 from sharding.topology import change_map, current_map, shard_map_document
 from tests.polling import wait_until
-from tests.sharding.helpers import map_document, map_name
 
-PAIRS = [("mysql001a", "mysql001b"), ("mysql002a", "mysql002b")]
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _eventually(check: Callable[[], bool], timeout: float = 5.0) -> bool:
     return wait_until(check, timeout, every=0.02)
-
-
-@pytest.fixture
-def name() -> str:
-    return map_name()
-
-
-def test_a_watching_reader_sees_a_change_made_elsewhere(name: str, tmp_path: Path) -> None:
-    writer, reader = map_document(name, tmp_path / "w"), map_document(name, tmp_path / "r")
-    assert writer.create(ShardMap.initial(16, PAIRS))
-    assert reader.get().master_for(3) == "mysql001a"
-    writer.update(lambda m: m.promoted("mysql001a"))
-    assert _eventually(lambda: reader.get().master_for(3) == "mysql001b")
-
-
-def test_creating_an_existing_map_keeps_the_stored_one(name: str, tmp_path: Path) -> None:
-    document = map_document(name, tmp_path)
-    assert document.create(ShardMap.initial(16, PAIRS))
-    assert document.create(ShardMap.initial(32, PAIRS)) is False
-    assert document.read_fresh().shard_count() == 16
-
-
-def test_a_stale_compare_and_set_is_refused(name: str, tmp_path: Path) -> None:
-    document = map_document(name, tmp_path)
-    document.create(ShardMap.initial(16, PAIRS))
-    stale = document.read_fresh().version
-    document.update(lambda m: m.promoted("mysql001a"))
-    with pytest.raises(ShardMapConflict):
-        document.update(lambda m: m.promoted("mysql002a"), expected_version=stale)
-    assert document.read_fresh().master_for(12) == "mysql002a"
-
-
-def test_every_change_is_kept_as_the_last_known_good_copy(name: str, tmp_path: Path) -> None:
-    document = map_document(name, tmp_path)
-    document.create(ShardMap.initial(16, PAIRS))
-    document.update(lambda m: m.promoted("mysql002a"))
-    saved = (tmp_path / f"{name}.json")
-    assert _eventually(lambda: saved.exists() and b"mysql002b" in saved.read_bytes())
 
 
 def test_the_router_switches_hosts_when_the_map_changes() -> None:
@@ -178,7 +139,7 @@ COLD_START = """
 import json
 from feed import pulled
 from graph.topology import current_map as vshard_map
-from sharding.registry import registry_document
+from coordination.registry import registry_document
 from sharding.topology import current_map
 read = {"shards": current_map().version, "vshards": vshard_map().version,
         "hosts": registry_document().get().version, "pulled": sorted(pulled.current())}
@@ -190,9 +151,9 @@ def test_a_process_starting_while_zookeeper_is_down_waits_for_it_once_not_per_no
     """Each watched node (shard map, host registry, vshard map, pulled boards) comes from its
     last-known-good file; only the first read waits out the connect timeout, as the process's
     log says once."""
+    from coordination.registry import registry_document
     from feed import pulled
     from graph.topology import current_map as vshard_map
-    from sharding.registry import registry_document
 
     known = {"shards": current_map().version, "vshards": vshard_map().version,
              "hosts": registry_document().get().version, "pulled": sorted(pulled.current())}
@@ -208,30 +169,3 @@ def test_a_process_starting_while_zookeeper_is_down_waits_for_it_once_not_per_no
                  and "using" in line]
     assert len(waits) == 1, result.stderr
     assert len(fallbacks) == len(known), result.stderr
-
-
-def test_threads_reading_a_new_document_at_once_all_wait_for_zookeeper(
-        name: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    """The first reads of a process come from many threads at once (a worker's consumers):
-    each gets ZooKeeper's value, none falls back to the last-known-good file."""
-    import threading
-
-    map_document(name, tmp_path / "w").create(ShardMap.initial(16, PAIRS))
-    stale = map_document(name, tmp_path / "r")
-    stale._save_cache_file(ShardMap.initial(32, PAIRS))  # a last-known-good copy exists
-    reader = map_document(name, tmp_path / "r")
-    counts: list[int] = []
-    start = threading.Barrier(8)
-
-    def read() -> None:
-        start.wait()
-        counts.append(reader.get().shard_count())
-
-    threads = [threading.Thread(target=read) for _ in range(8)]
-    with caplog.at_level("WARNING", logger="pinsite.coordination"):
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    assert counts == [16] * 8
-    assert "last-known-good" not in caplog.text

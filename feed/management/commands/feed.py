@@ -7,6 +7,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from coordination.exceptions import CoordinationError
 from feed import observe, pulled, rebuild, selectors, setup, sources, tasks
 from feed.conf import pull_above
 from feed.exceptions import FeedError, FeedUnavailable
@@ -25,7 +26,8 @@ MAX_LAG_MINUTES = 60
 class Command(SubcommandCommand):
     help = ("Operate the following feed: create its tables, show or rebuild a feed, dead "
             "letters, pulled (celebrity) boards, fanout lag.")
-    error_types = (FeedError, GraphError, ShardingError, ContentError, QueueUnavailable)
+    error_types = (FeedError, GraphError, ShardingError, CoordinationError, ContentError,
+                   QueueUnavailable)
 
     def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
         self.add_subparser(subparsers, parent, "init",

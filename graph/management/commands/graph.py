@@ -7,6 +7,8 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from coordination import registry
+from coordination.exceptions import CoordinationError
 from graph import failover, moves, repair, topology
 from graph.differences import VerifyReport
 from graph.exceptions import GraphError
@@ -14,7 +16,6 @@ from graph.health import instance_health, unreachable
 from graph.vshards import vshard_count
 from pins.exceptions import ContentError
 from pins.selectors import resolve_user
-from sharding import registry
 from sharding.exceptions import ShardingError
 from sharding.management.hosts import HostKind, add_hosts_subcommand, run_hosts_subcommand
 from toolkit.commands import SubcommandCommand, progress
@@ -25,7 +26,7 @@ SHOWN_DIFFERENCES = 50
 class Command(SubcommandCommand):
     help = "Operate the follower graph: publish the vshard map, verify and rebuild Redis from " \
            "the edge log, show and move vshards, promote a Redis replica."
-    error_types = (ShardingError, GraphError, ContentError)
+    error_types = (ShardingError, CoordinationError, GraphError, ContentError)
 
     def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
         self.add_subparser(subparsers, parent, "init",

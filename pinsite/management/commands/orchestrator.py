@@ -9,16 +9,17 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from coordination.exceptions import CoordinationError
 from graph import failover as graph_failover
 from sharding import orchestrator
-from sharding.exceptions import ShardingError, ShardMapUnavailable
+from sharding.exceptions import ShardingError
 from toolkit.commands import SubcommandCommand, require_counts
 
 
 class Command(SubcommandCommand):
     help = ("Watch the shard masters and fail a dead one over to its replica, and follow Redis "
             "Sentinel's promotions of the graph's pairs (run two or more).")
-    error_types = (ShardingError, ShardMapUnavailable)
+    error_types = (ShardingError, CoordinationError)
 
     def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
         run = self.add_subparser(subparsers, parent, "run",

@@ -9,18 +9,20 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from sharding import failover, ids, layout, registry, replication, schema, split
+from coordination import registry
+from coordination.exceptions import CoordinationError
+from sharding import failover, ids, layout, replication, schema, split
 from sharding.exceptions import ShardingError
 from sharding.hosts import configured_hosts, schema_name
 from sharding.management.hosts import HostKind, add_hosts_subcommand, run_hosts_subcommand
 from sharding.shardmap import ShardRange
-from sharding.topology import current_map, publish_initial_map, shard_map_document
+from sharding.topology import current_map, fresh_map, publish_initial_map
 from toolkit.commands import SubcommandCommand, progress
 
 
 class Command(SubcommandCommand):
     help = "Operate the logical shards: decode IDs, create shards, show the map, promote replicas."
-    error_types = (ShardingError,)
+    error_types = (ShardingError, CoordinationError)
 
     def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
         decode = self.add_subparser(subparsers, parent, "decode", "decode 64-bit object IDs",
@@ -83,7 +85,7 @@ class Command(SubcommandCommand):
 
     def handle_init(self, quiet: bool = False, **_: Any) -> None:
         created = publish_initial_map()
-        shard_map = shard_map_document().read_fresh()
+        shard_map = fresh_map()
         self.stdout.write(f"shard map {'created' if created else 'exists'}: "
                           f"{shard_map.shard_count()} shards on {', '.join(shard_map.masters())}")
         seeded = registry.seed("mysql", configured_hosts())

@@ -1,11 +1,11 @@
-"""ZooKeeper coordination: one kazoo client per process and watched JSON documents.
+"""Watched JSON documents in ZooKeeper.
 
 A :class:`WatchedDocument` caches a JSON node in-process, is told of every change by a kazoo
 ``DataWatch``, and keeps a last-known-good copy on disk. Reads never wait on ZooKeeper once a
 value is known: when ZooKeeper is unreachable, reads go on with the cached (or on-disk) copy,
-while changes fail closed with :class:`ShardMapUnavailable`.
+while changes fail closed with :class:`CoordinationUnavailable`.
 
->>> doc = WatchedDocument("/pinsite/shardmap", "/tmp/shardmap.json", ShardMap.loads)
+>>> doc = WatchedDocument("shardmap", cache_file("shardmap"), ShardMap.loads, ShardMap.dumps)
 >>> doc.get().master_for(3429)
 'mysql001a'
 """
@@ -16,20 +16,19 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
 from kazoo.client import KazooClient
 from kazoo.exceptions import BadVersionError, KazooException, NodeExistsError, NoNodeError
 from kazoo.handlers.threading import KazooTimeoutError
-from kazoo.protocol.states import KazooState, ZnodeStat
+from kazoo.protocol.states import ZnodeStat
 from kazoo.recipe.watchers import DataWatch
-from kazoo.retry import KazooRetry
 
-from sharding.conf import sharding_settings
-from sharding.exceptions import ShardMapConflict, ShardMapUnavailable
+from coordination.conf import coordination_settings
+from coordination.exceptions import CoordinationUnavailable, DocumentConflict
+from coordination.zookeeper import connect_timeout, failing_closed, root_path, zookeeper
 
 log = logging.getLogger("pinsite.coordination")
 
@@ -44,93 +43,11 @@ class Versioned(Protocol):
 T = TypeVar("T", bound=Versioned)
 
 
-class ZooKeeper:
-    """The process's kazoo client: created on first use, recreated after a fork."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._client: KazooClient | None = None
-        self._connected = threading.Event()
-        self._pid = 0
-        self._gave_up = False
-
-    def client(self) -> KazooClient:
-        """The client, started in the background on first use (it reconnects by itself)."""
-        with self._lock:
-            if self._client is None or self._pid != os.getpid():
-                self._client = KazooClient(
-                    hosts=sharding_settings.ZK_HOSTS,
-                    timeout=10.0,
-                    connection_retry=KazooRetry(max_tries=-1, max_delay=2.0),
-                    command_retry=KazooRetry(max_tries=2, max_delay=1.0),
-                )
-                self._pid = os.getpid()
-                self._connected = self._client.start_async()
-                self._gave_up = False
-            return self._client
-
-    def require(self) -> KazooClient:
-        """The connected client, or :class:`ShardMapUnavailable`."""
-        client = self.connected_client()
-        if client is None:
-            raise ShardMapUnavailable("ZooKeeper cannot be reached")
-        return client
-
-    def connected_client(self, timeout: float | None = None) -> KazooClient | None:
-        """The client if it is (or within ``timeout``, by default the connect timeout, becomes)
-        connected, else ``None``. Once a whole connect timeout passed without a connection,
-        later calls answer at once until ZooKeeper is reached again (kazoo keeps trying in the
-        background): a process pays one timeout per outage, not one for each node it reads."""
-        client = self.client()
-        if client.state == KazooState.CONNECTED:
-            self._gave_up = False
-            return client
-        if not self._gave_up:
-            wait = sharding_settings.ZK_CONNECT_TIMEOUT if timeout is None else timeout
-            if not self._connected.wait(wait) and timeout is None:
-                self._gave_up = True
-                log.warning("ZooKeeper at %s not reached within %gs; reads use their "
-                            "last-known-good copies until it is", sharding_settings.ZK_HOSTS,
-                            wait)
-        return client if client.state == KazooState.CONNECTED else None
-
-    def stop(self) -> None:
-        """Close the client (tests, and process shutdown)."""
-        with self._lock:
-            if self._client is not None and self._pid == os.getpid():
-                self._client.stop()
-                self._client.close()
-            self._client = None
-
-
-zookeeper = ZooKeeper()
-
-
-def _timeout() -> float:
-    return sharding_settings.decimal("ZK_CONNECT_TIMEOUT")
-
-
-@contextmanager
-def failing_closed(action: str) -> Iterator[None]:
-    """Turn ZooKeeper failures into :class:`ShardMapUnavailable` (let node errors through)."""
-    try:
-        yield
-    except (NodeExistsError, BadVersionError, NoNodeError):
-        raise  # answers about the node, not failures of ZooKeeper
-    except (KazooException, KazooTimeoutError) as exc:
-        raise ShardMapUnavailable(f"cannot {action}: ZooKeeper failed ({exc!r})") from exc
-
-
-def sibling_cache_file(name: str) -> str | None:
-    """The last-known-good file of node ``name``, beside the shard map's (``<name>.json``);
-    None when the shard map keeps none."""
-    cache_file = sharding_settings.MAP_CACHE_FILE
-    return str(Path(cache_file).with_name(f"{name}.json")) if cache_file else None
-
-
-def root_path(name: str) -> str:
-    """The ZooKeeper path of ``name`` under this deployment's root (``ZK_ROOT``)."""
-    return f"{sharding_settings.ZK_ROOT.rstrip('/')}/{name}"
+def cache_file(name: str) -> Path | None:
+    """The last-known-good file of node ``name`` (``<CACHE_DIR>/<name>.json``); None when
+    this deployment keeps none."""
+    folder = coordination_settings.CACHE_DIR
+    return Path(folder) / f"{name}.json" if folder else None
 
 
 class WatchedDocument(Generic[T]):
@@ -160,12 +77,12 @@ class WatchedDocument(Generic[T]):
         if not self._watching or self._pid != os.getpid():
             self._start_watch()
         elif self._value is None:  # another thread started the watch: wait for its answer
-            self._first_answer.wait(_timeout())
+            self._first_answer.wait(connect_timeout())
         value = self._value
         if value is None:
             value = self._load_cache_file()
         if value is None:
-            raise ShardMapUnavailable(
+            raise CoordinationUnavailable(
                 f"{self.path} is not known: ZooKeeper holds no such node (run "
                 f"`{self.init_command}`) or cannot be reached and there is no last-known-good copy"
             )
@@ -177,11 +94,11 @@ class WatchedDocument(Generic[T]):
 
     def create(self, value: T) -> bool:
         """Create the node with ``value`` unless it exists; True when created."""
-        client = self._require_client()
+        client = zookeeper.require()
         try:
             with failing_closed(f"create {self.path}"):
                 client.create_async(self.path, self._encode(value), makepath=True).get(
-                    timeout=_timeout())
+                    timeout=connect_timeout())
         except NodeExistsError:
             return False
         self._start_watch()
@@ -193,46 +110,46 @@ class WatchedDocument(Generic[T]):
 
         ``current`` is the value the caller just read fresh (read again when not given). With
         ``expected_version`` the update fails unless the node still has that version; without
-        it, the version of ``current`` is used. Raises :class:`ShardMapConflict` on a race
-        and :class:`ShardMapUnavailable` when ZooKeeper cannot be reached (fail closed).
+        it, the version of ``current`` is used. Raises :class:`DocumentConflict` on a race
+        and :class:`CoordinationUnavailable` when ZooKeeper cannot be reached (fail closed).
         """
-        client = self._require_client()
+        client = zookeeper.require()
         current = self.read_fresh() if current is None else current
         version = current.version if expected_version is None else expected_version
         encoded = self._encode(change(current))
         try:
             with failing_closed(f"change {self.path}"):
                 new_stat = client.set_async(self.path, encoded, version=version).get(
-                    timeout=_timeout())
+                    timeout=connect_timeout())
         except BadVersionError as exc:
-            raise ShardMapConflict(f"{self.path} changed meanwhile; read it again") from exc
+            raise DocumentConflict(f"{self.path} changed meanwhile; read it again") from exc
         self._remember(self._decode(encoded, new_stat.version))
         return self.get()
 
     def update_or_create(self, change: Callable[[T], T], empty: T, attempts: int = 1) -> T:
         """:meth:`update`, creating the node with ``empty`` first if it does not exist yet;
-        a race (:class:`ShardMapConflict`) is tried again, up to ``attempts`` tries in all."""
+        a race (:class:`DocumentConflict`) is tried again, up to ``attempts`` tries in all."""
         current: T | None
         try:
             current = self.read_fresh()
-        except ShardMapUnavailable:
+        except CoordinationUnavailable:
             self.create(empty)
             current = None
         for _ in range(attempts - 1):
             try:
                 return self.update(change, current=current)
-            except ShardMapConflict:
+            except DocumentConflict:
                 current = None
         return self.update(change, current=current)
 
     def read_fresh(self) -> T:
         """Read the node from ZooKeeper now (bypassing the cache)."""
-        client = self._require_client()
+        client = zookeeper.require()
         try:
             with failing_closed(f"read {self.path}"):
-                raw, stat = client.get_async(self.path).get(timeout=_timeout())
+                raw, stat = client.get_async(self.path).get(timeout=connect_timeout())
         except NoNodeError as exc:
-            raise ShardMapUnavailable(f"{self.path} does not exist yet: run "
+            raise CoordinationUnavailable(f"{self.path} does not exist yet: run "
                                       f"`{self.init_command}`") from exc
         return self._decode(raw, stat.version)
 
@@ -241,12 +158,6 @@ class WatchedDocument(Generic[T]):
         with self._lock:
             self._value, self._watching = None, False
             self._first_answer.clear()
-
-    def _require_client(self) -> KazooClient:
-        client = zookeeper.connected_client()
-        if client is None:
-            raise ShardMapUnavailable(f"ZooKeeper at {sharding_settings.ZK_HOSTS} is unreachable")
-        return client
 
     def _start_watch(self) -> None:
         """Set the watch up in the background, so that no read ever waits on ZooKeeper for
@@ -263,7 +174,7 @@ class WatchedDocument(Generic[T]):
             threading.Thread(target=self._watch, args=(client,), daemon=True,
                              name=f"watch {self.path}").start()
         if self._value is None:  # this thread's watch or another's: wait for its first answer
-            self._first_answer.wait(_timeout())
+            self._first_answer.wait(connect_timeout())
 
     def _watch(self, client: KazooClient) -> None:
         try:

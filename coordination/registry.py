@@ -20,16 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
-from sharding.coordination import WatchedDocument, sibling_cache_file
-from sharding.exceptions import ShardingError, ShardMapConflict, ShardMapUnavailable
+from coordination.documents import WatchedDocument, cache_file
+from coordination.exceptions import CoordinationUnavailable, DocumentConflict, RegistryError
 
 KINDS = ("mysql", "redis")
 NAME = re.compile(r"[a-z][a-z0-9_]{0,62}")
 Address = tuple[str, int]
-
-
-class RegistryError(ShardingError):
-    """A registry change that cannot be made (unknown kind or name, a name taken)."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +68,7 @@ class HostRegistry:
 @cache
 def registry_document() -> WatchedDocument[HostRegistry]:
     """The watched ``<ZK_ROOT>/hosts`` node (one per process)."""
-    return WatchedDocument("hosts", sibling_cache_file("hosts"), decode=HostRegistry.loads,
+    return WatchedDocument("hosts", cache_file("hosts"), decode=HostRegistry.loads,
                            encode=HostRegistry.dumps)
 
 
@@ -90,7 +86,7 @@ def seed(kind: str, configured: dict[str, Address]) -> list[str]:
             return []
         try:
             document.update(_with_hosts(kind, missing), expected_version=current.version)
-        except ShardMapConflict:
+        except DocumentConflict:
             continue
         return sorted(missing)
 
@@ -104,7 +100,7 @@ def registered(kind: str) -> dict[str, Address]:
     cannot be read)."""
     try:
         return registry_document().get().of(kind)
-    except ShardMapUnavailable:
+    except CoordinationUnavailable:
         return {}
 
 
@@ -116,7 +112,7 @@ def lookup(kind: str, name: str) -> Address | None:
         return found
     try:
         return registry_document().read_fresh().of(kind).get(name)
-    except ShardMapUnavailable:
+    except CoordinationUnavailable:
         return None
 
 
