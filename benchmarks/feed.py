@@ -40,7 +40,7 @@ from PIL import Image
 from benchmarks import feed_pulled
 from benchmarks.feed_scratch import bench_pin, fill_feed, raw_batch_put, scratch_table
 from benchmarks.measure import latency, ratio, wait_until_quiet
-from feed import fanout, storage, tasks
+from feed import fanout, queues, storage
 from feed.conf import feed_settings
 from feed.schema import FEED, Entry, row_key
 from feed.selectors import feed_page
@@ -166,7 +166,7 @@ def _followers(board: int, count: int) -> list[int]:
 @contextmanager
 def _workers(processes: int, threads: int) -> Iterator[None]:
     command = [sys.executable, "-m", "dramatiq", "pinsite.worker", "--processes",
-               str(processes), "--threads", str(threads), "--queues", *tasks.queues()]
+               str(processes), "--threads", str(threads), "--queues", *queues.names()]
     worker = subprocess.Popen(command, env=dict(os.environ), start_new_session=True,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -179,7 +179,7 @@ def _workers(processes: int, threads: int) -> Iterator[None]:
 def _drain(timeout_ms: int = 600_000) -> None:
     """Wait until the feed's queues stay empty (the follows made by the set-up are applied)."""
     broker = dramatiq.get_broker()
-    for name in tasks.queues():
+    for name in queues.names():
         broker.join(name, min_successes=20, idle_time=50, timeout=timeout_ms)  # type: ignore[call-arg]
 
 

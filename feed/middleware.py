@@ -12,7 +12,7 @@ from typing import Any
 import dramatiq
 from dramatiq.common import dq_name, q_name
 
-from feed import observe, tasks
+from feed import observe, queues
 
 
 class DepthSamplerMiddleware(dramatiq.Middleware):
@@ -43,6 +43,6 @@ def held_retries(worker: dramatiq.Worker) -> dict[str, int]:
 
 def _sample_until(worker: dramatiq.Worker, stop: threading.Event) -> None:
     while not stop.is_set():
-        observe.sample_depths(tasks.every_queue_depth)
+        observe.sample_depths(queues.every_queue_depth)
         observe.record_held(held_retries(worker))
         stop.wait(observe.BUCKET_SECONDS - time.time() % observe.BUCKET_SECONDS + 0.5)

@@ -11,7 +11,7 @@ when a pin of the board is planned, and changes the node by compare-and-set:
 - **push → pull**: the board's follower count is above the threshold. From now on its pins are
   not fanned out; the entries pushed before stay, and reads skip the duplicates.
 - **pull → drain**: the count fell to the threshold or below. Pins are pushed again from now
-  on, and a drain job (:func:`feed.tasks.drain_board`) writes the board's newest ``CAP`` pins
+  on, and a drain job (:func:`feed.planning.drain_board`) writes the board's newest ``CAP`` pins
   into every follower's feed, as a follow does; reads still merge the board meanwhile.
 - **drain → push**: the drain job is done; the board leaves the node.
 

@@ -14,7 +14,7 @@ from typing import Any
 from dramatiq import Message
 
 from events.registry import Payload, subscribe
-from feed import tasks
+from feed import tasks, writers
 from graph.events import FOLLOW_CHANGED
 from pins.events import BOARD_DELETED, PIN_CREATED, PIN_DELETED, USER_DELETED
 from toolkit.clock import now_us
@@ -39,8 +39,8 @@ def on_pin_deleted(p: Payload) -> Messages:
 
 
 def on_follow_changed(p: Payload) -> Messages:
-    actors = tasks.apply_follow if p["action"] == "follow" else tasks.apply_unfollow
-    return tasks.cluster_messages(actors, p["follower_id"], p["target_kind"], p["target_id"],
+    actors = writers.apply_follow if p["action"] == "follow" else writers.apply_unfollow
+    return writers.cluster_messages(actors, p["follower_id"], p["target_kind"], p["target_id"],
                                   p["action_time_us"])
 
 
@@ -49,7 +49,7 @@ def on_board_deleted(p: Payload) -> Messages:
 
 
 def on_user_deleted(p: Payload) -> Messages:
-    return tasks.cluster_messages(tasks.forget_user, p["user_id"])
+    return writers.cluster_messages(writers.forget_user, p["user_id"])
 
 
 def connect() -> None:

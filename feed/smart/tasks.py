@@ -17,10 +17,10 @@ from typing import Any
 
 import dramatiq
 
+from feed.queues import RETRIES, cluster_queue
 from feed.smart import generator, intake, materialized, pools
 from feed.smart.schema import Shown, Source
 from feed.store.pools import CLUSTERS, Cluster
-from feed.tasks import RETRIES, cluster_queue
 from toolkit.queue import send_all
 
 QUEUE = "smartfeed"

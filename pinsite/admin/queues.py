@@ -14,7 +14,7 @@ from django.http import HttpRequest, HttpResponse
 from events.conf import events_settings
 from events.status import backlog
 from feed import observe
-from feed import tasks as feed_tasks
+from feed import queues as feed_queues
 from feed.selectors import feed_head
 from feed.speculative import answers
 from feed.store.pools import CLUSTERS, Cluster, address
@@ -41,7 +41,7 @@ class ClusterHealth:
 
 def queue_depths() -> list[QueueDepth]:
     """Ready, delayed and dead messages of every queue."""
-    return feed_tasks.every_queue_depth()
+    return feed_queues.every_queue_depth()
 
 
 def cluster_health(cluster: Cluster) -> ClusterHealth:
@@ -56,7 +56,7 @@ def cluster_health(cluster: Cluster) -> ClusterHealth:
 
 
 def letters() -> list[DeadLetter]:
-    return dead_letters(feed_tasks.every_queue(), limit=SHOWN_LETTERS)
+    return dead_letters(feed_queues.every_queue(), limit=SHOWN_LETTERS)
 
 
 def queues(request: HttpRequest) -> HttpResponse:

@@ -20,7 +20,7 @@ import requests
 from pytest_django import Settings
 
 from devstack.stack import Stack
-from feed import tasks
+from feed import queues
 from graph.actions import follow_user
 from pins.types import BOARD_HAS_PINS
 from sharding import mappings, outbox
@@ -160,7 +160,7 @@ def test_a_relay_killed_mid_batch_loses_nothing_and_its_duplicates_are_harmless(
     assert len(_unsent("pin_created", "board_id", board)) == 60
 
     flush_feed_queues()
-    consumer = dramatiq.Worker(dramatiq.get_broker(), queues=set(tasks.queues()),
+    consumer = dramatiq.Worker(dramatiq.get_broker(), queues=set(queues.names()),
                                worker_threads=4, worker_timeout=100)
     consumer.start()
     try:

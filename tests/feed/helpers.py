@@ -19,7 +19,7 @@ from accounts import tasks as accounts_tasks
 from devstack import Stack
 from devstack.hbase import admin as hbase_admin
 from events import publisher
-from feed import observe, storage, tasks
+from feed import observe, queues, storage
 from feed.smart import tasks as smart_tasks
 from feed.store.pools import CLUSTERS, Cluster, feed_table
 from graph import tasks as graph_tasks
@@ -132,7 +132,7 @@ class CapturedQueue:
 def worker_queues() -> list[str]:
     """The queues a test worker consumes: the feed's, the graph's, the content's and account
     deletion's."""
-    return [*tasks.queues(), *smart_tasks.queues(), graph_tasks.QUEUE, pins_tasks.QUEUE,
+    return [*queues.names(), *smart_tasks.queues(), graph_tasks.QUEUE, pins_tasks.QUEUE,
             accounts_tasks.QUEUE]
 
 

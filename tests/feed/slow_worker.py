@@ -12,7 +12,7 @@ import time
 from django.conf import settings
 
 import pinsite.worker  # noqa: F401  (sets Django up and declares the actors)
-from feed import delivery, tasks
+from feed import delivery, writers
 
 settings.PINSITE_FEED = {**settings.PINSITE_FEED, "FANOUT_CHUNK": 10}
 _deliver = delivery.deliver
@@ -29,6 +29,6 @@ def _slow_deliver(*args, **kwargs):  # type: ignore[no-untyped-def]
 
 delivery.deliver = _slow_deliver
 
-for actors in (tasks.deliver_pin, tasks.count_writes):
+for actors in (writers.deliver_pin, writers.count_writes):
     for actor in actors.values():
         actor.options["max_backoff"] = 2000

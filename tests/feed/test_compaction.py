@@ -7,7 +7,7 @@ trap go straight to the store."""
 
 from __future__ import annotations
 
-from feed import storage, tasks
+from feed import storage, writers
 from feed.schema import Entry
 from graph.actions import follow_board, unfollow_board
 from pins.selectors import get_pin
@@ -33,7 +33,7 @@ def _unfollowed_after_a_pin(running: RunningQueue) -> tuple[int, int, int, int]:
 def test_a_replayed_delivery_after_a_major_compaction_stays_out(running: RunningQueue) -> None:
     board, fan, pin, created = _unfollowed_after_a_pin(running)
     major_compact_feed()
-    tasks.deliver_pin["primary"].send(pin, board, created, [fan])
+    writers.deliver_pin["primary"].send(pin, board, created, [fan])
     running.settle()
     assert feed_ids(fan) == []
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from feed import delivery, storage, tasks, trim
+from feed import delivery, storage, trim, writers
 from feed.schema import Entry
 from feed.store.pools import CLUSTERS
 from graph.actions import follow_user, unfollow_board
@@ -97,7 +97,7 @@ def test_a_deliverys_count_waits_the_count_delay_in_the_delay_queue(
     owner, board, followers = board_with_followers(2)
     pin = new_pin(owner, board)
     flush_feed_queues()
-    tasks.deliver_pin["standby"].fn(pin, board, now_us(), followers)
+    writers.deliver_pin["standby"].fn(pin, board, now_us(), followers)
     [depth] = queue_depths(["feed_standby"])
     assert (depth.ready, depth.delayed) == (ready, delayed)
 

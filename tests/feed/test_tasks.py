@@ -6,12 +6,13 @@ from typing import Any
 
 import pytest
 
-from feed import tasks
+from feed import planning, tasks, writers
 from tests.feed.helpers import CapturedQueue, board_with_followers, new_pin
 
 
 def test_each_cluster_is_written_from_its_own_queue() -> None:
-    for actors in (tasks.deliver_pin, tasks.retract_pin, tasks.apply_follow, tasks.count_writes):
+    for actors in (writers.deliver_pin, writers.retract_pin, writers.apply_follow,
+                   writers.count_writes):
         assert {cluster: actor.queue_name for cluster, actor in actors.items()} == {
             "primary": "feed_primary", "standby": "feed_standby"}
 
@@ -19,9 +20,10 @@ def test_each_cluster_is_written_from_its_own_queue() -> None:
 def test_a_worker_takes_the_primary_first_then_the_standby_then_maintenance() -> None:
     """A worker runs its lowest priority number first: the primary serves the reads, and
     counting and trimming can wait for the deliveries."""
-    writes = [tasks.deliver_pin, tasks.retract_pin, tasks.apply_follow, tasks.apply_unfollow]
-    upkeep = [tasks.count_writes, tasks.trim_feed, tasks.refill_feed,
-              tasks.rebuild_cluster_feed]
+    writes = [writers.deliver_pin, writers.retract_pin, writers.apply_follow,
+              writers.apply_unfollow]
+    upkeep = [writers.count_writes, writers.trim_feed, writers.refill_feed,
+              writers.rebuild_cluster_feed]
     primary = {actors["primary"].priority for actors in writes}
     standby = {actors["standby"].priority for actors in writes}
     maintenance = {actors[cluster].priority for actors in upkeep for cluster in actors}
@@ -32,7 +34,7 @@ def test_a_worker_takes_the_primary_first_then_the_standby_then_maintenance() ->
 def test_a_fanout_sends_the_primarys_chunks_together_then_the_standbys(
         queue: CapturedQueue, settings: Any, monkeypatch: pytest.MonkeyPatch, batch: int) -> None:
     settings.PINSITE_FEED = {**settings.PINSITE_FEED, "FANOUT_CHUNK": 2}
-    monkeypatch.setattr(tasks, "BATCH", batch)
+    monkeypatch.setattr(planning, "BATCH", batch)
     owner, board, fans = board_with_followers(3)
     pin = new_pin(owner, board)
     queue.clear()

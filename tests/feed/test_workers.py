@@ -16,7 +16,7 @@ from django.conf import settings
 from django.core.management import call_command
 
 from devstack import Stack
-from feed import storage, tasks
+from feed import queues, storage, writers
 from feed.schema import Entry
 from feed.selectors import feed_page
 from feed.store import pools
@@ -64,7 +64,7 @@ def test_a_follow_and_a_deletion_reach_the_feed_through_the_workers(
 
 def test_a_message_that_exhausts_its_retries_is_listed_as_a_dead_letter(
         worker: dramatiq.Worker, capsys: pytest.CaptureFixture[str]) -> None:
-    poisoned = tasks.retract_pin["standby"].message_with_options(
+    poisoned = writers.retract_pin["standby"].message_with_options(
         args=(1, "not a time", 2, [3]), max_retries=0)
     dramatiq.get_broker().enqueue(poisoned)
     assert wait_until(lambda: poisoned.message_id in _dead_letter_ids())
@@ -74,7 +74,7 @@ def test_a_message_that_exhausts_its_retries_is_listed_as_a_dead_letter(
 
 
 def _dead_letter_ids() -> set[str]:
-    return {letter.message_id for letter in dead_letters(tasks.queues())}
+    return {letter.message_id for letter in dead_letters(queues.names())}
 
 
 # --- A worker killed with SIGKILL halfway through a fanout ----------------------------------
@@ -84,7 +84,7 @@ def _start_worker(module: str, delivery_delay: float = 0.15) -> subprocess.Popen
            "PINSITE_TEST_DELIVERY_DELAY": str(delivery_delay)}
     return subprocess.Popen(
         [sys.executable, "-m", "dramatiq", module, "--processes", "1", "--threads", "2",
-         "--queues", *tasks.queues()],
+         "--queues", *queues.names()],
         env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -154,7 +154,7 @@ def test_the_primary_clusters_processes_killed_mid_fanout_lose_no_delivery(
 
 @pytest.fixture
 def primary_down(worker: dramatiq.Worker, monkeypatch: pytest.MonkeyPatch) -> Iterator[Stack]:
-    for cluster_actors in (tasks.deliver_pin, tasks.apply_follow, tasks.trim_feed):
+    for cluster_actors in (writers.deliver_pin, writers.apply_follow, writers.trim_feed):
         monkeypatch.setitem(cluster_actors["primary"].options, "max_backoff", 1000)
     stack = Stack(settings.PROFILE)
     stack.stop("hbase1")

@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from coordination.exceptions import CoordinationError
-from feed import observe, pulled, rebuild, selectors, setup, sources, tasks
+from feed import observe, pulled, queues, rebuild, selectors, setup, sources, writers
 from feed.conf import pull_above
 from feed.exceptions import FeedError, FeedUnavailable
 from feed.schema import Entry
@@ -120,7 +120,7 @@ class Command(SubcommandCommand):
                               + (f", {queued} queued (unavailable)" if queued else ""))
 
     def handle_deadletters(self, limit: int, json: bool = False, **_: Any) -> None:
-        letters = dead_letters(tasks.queues(), limit=limit)
+        letters = dead_letters(queues.names(), limit=limit)
         if json:
             self.print_json([letter.to_json() for letter in letters])
             return
@@ -150,7 +150,7 @@ class Command(SubcommandCommand):
     def handle_lag(self, minutes: int, json: bool = False, **_: Any) -> None:
         if not 1 <= minutes <= MAX_LAG_MINUTES:
             raise CommandError(f"--minutes must be from 1 to {MAX_LAG_MINUTES}")
-        observe.sample_depths(tasks.every_queue_depth)
+        observe.sample_depths(queues.every_queue_depth)
         figures = observe.figures(minutes)
         if json:
             self.print_json(figures)
@@ -188,7 +188,7 @@ def _rebuild_everywhere(user_id: int) -> dict[str, Any]:
             done = rebuild.rebuild(name, user_id)
             outcome[name] = {"entries": done.entries, "removed": done.removed}
         except FeedUnavailable as exc:
-            tasks.rebuild_cluster_feed[name].send(user_id)
+            writers.rebuild_cluster_feed[name].send(user_id)
             outcome[name] = {"queued": True, "error": str(exc)}
     return outcome
 
