@@ -3,14 +3,15 @@ pools, mixed and best first (:func:`feed.smart.scoring.mix`). Entries whose pin 
 left out of the mix and removed with the rest (one :func:`pins.selectors.pins_by_id`, cache
 first).
 
-It reads, except that it first pulls the new pins of the celebrity boards the user follows into
-the pools (:func:`feed.smart.intake.pull_celebrities`; those boards are not fanned out). The
-chosen and dropped entries are removed from the pools, and the visit is
-recorded in the user's state, by the queue once the service has shown the chunk
-(:func:`feed.smart.tasks.take`). A visit whose chunk was never shown (the service fell back:
-the generator failed or ran past its budget) leaves the pools and the state as they were, so the
-next visit's chunk is at least as large: it counts the hours since the last *delivered* chunk,
-and never falls below that chunk's size after a missed visit.
+It only reads. The new pins of the celebrity boards the user follows (not fanned out) are
+pulled as candidates beside the ``following`` pool (:func:`feed.smart.intake.celebrity_pins`).
+Once the service has shown the chunk, the queue removes the chosen and dropped entries from the
+pools, records the visit in the user's state (:func:`feed.smart.tasks.take`), and puts the
+pulled pins the chunk did not use into the pool (:func:`feed.smart.tasks.keep_pulled`). A
+visit whose chunk was never shown (the service fell back: the generator failed or ran past its
+budget) leaves the pools, the pull mark and the state as they were, so the next visit pulls the
+same pins again and its chunk is at least as large: it counts the hours since the last
+*delivered* chunk, and never falls below that chunk's size after a missed visit.
 
 Chunk size: ``CHUNK_MIN + CHUNK_PER_HOUR * hours since the last delivered chunk``, at most
 ``CHUNK_MAX``; a first visit gets ``CHUNK_MAX``; never more than the page shows.
@@ -28,7 +29,7 @@ from typing import Any
 
 from feed.smart import intake, pools
 from feed.smart.conf import smart_settings
-from feed.smart.schema import SOURCES, Source
+from feed.smart.schema import SOURCES
 from feed.smart.scoring import US_PER_HOUR, Candidate, Mix, mix
 from feed.sources import pins_by_id
 from toolkit import clock
@@ -45,8 +46,10 @@ class Chunk:
     size: int
     mixed: Mix
     gone: list[Candidate] = field(default_factory=list)
-    due: list[tuple[int, Source]] = field(default_factory=list)
-    """Pools the celebrity pull left due a trim."""
+    pulled: list[Candidate] = field(default_factory=list)
+    """The celebrity pins pulled as candidates: not in the pools yet."""
+    pulled_mark_us: int | None = None
+    """The pull mark they move the user's to, once the chunk is shown."""
     elapsed_ms: float = field(default=0.0, compare=False)
 
     @property
@@ -61,7 +64,14 @@ class Chunk:
 
     def removals(self) -> list[bytes]:
         """Pool entries the chunk used up, dropped under the threshold, or found deleted."""
-        return [c.key for c in (*self.mixed.taken, *self.mixed.dropped, *self.gone)]
+        pulled = {c.key for c in self.pulled}
+        return [c.key for c in (*self.mixed.taken, *self.mixed.dropped, *self.gone)
+                if c.key not in pulled]
+
+    def pulled_to_keep(self) -> list[int]:
+        """The pulled pins the chunk neither used nor dropped: for the ``following`` pool."""
+        used = {c.key for c in (*self.mixed.taken, *self.mixed.dropped, *self.gone)}
+        return [c.pin_id for c in self.pulled if c.key not in used]
 
 
 def chunk_size(state: dict[str, Any], now_us: int) -> int:
@@ -83,13 +93,17 @@ def generate(user_id: int, now_us: int | None = None, limit: int | None = None) 
     so what it takes from the pools is all on that page."""
     started = time.perf_counter()
     now = now_us if now_us is not None else clock.now_us()
-    due = intake.pull_celebrities(user_id)
+    celebrities = intake.celebrity_pins(user_id)
     state = pools.read_state(user_id)
     size = chunk_size(state, now)
     if limit is not None:
         size = min(size, limit)
     window = 2 * size + 10
     scanned = {source: pools.best(user_id, source, window) for source in SOURCES}
+    pulled = _pulled_candidates(celebrities, scanned["following"])
+    if pulled:  # ranked among the pool's entries as if they were in it
+        scanned["following"] = sorted([*scanned["following"], *pulled],
+                                      key=lambda c: c.key)[:window]
     alive = pins_by_id({c.pin_id for found in scanned.values() for c in found})
     candidates: dict[str, list[Candidate]] = {
         source: [c for c in found if c.pin_id in alive] for source, found in scanned.items()}
@@ -97,7 +111,20 @@ def generate(user_id: int, now_us: int | None = None, limit: int | None = None) 
     mixed = mix(candidates, size, smart_settings.SOURCE_RATES, now,
                 smart_settings.decimal("QUALITY_THRESHOLD"),
                 smart_settings.decimal("HALF_LIFE_HOURS"))
-    return Chunk(user_id, now, size, mixed, gone, due, (time.perf_counter() - started) * 1000)
+    return Chunk(user_id, now, size, mixed, gone, pulled,
+                 None if celebrities is None else celebrities.mark_us,
+                 (time.perf_counter() - started) * 1000)
+
+
+def _pulled_candidates(celebrities: intake.CelebrityPins | None,
+                       pooled: list[Candidate]) -> list[Candidate]:
+    """The pulled pins as ``following`` candidates, keyed as their pool entries will be; none
+    that the pool holds already."""
+    if celebrities is None:
+        return []
+    known = {c.pin_id for c in pooled}
+    return [Candidate(entry.source, entry.pin_id, entry.quality, entry.created_us, entry.key())
+            for entry in celebrities.entries if entry.pin_id not in known]
 
 
 def delivered(state: dict[str, Any], at_us: int, size: int, composition: dict[str, int],

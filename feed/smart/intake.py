@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
+from dataclasses import dataclass
 
 from feed import fanout, pulled, sources
 from feed.smart import pools
@@ -39,7 +40,7 @@ def source_of(pin: Pin) -> Source:
 
 def receivers(pin: Pin) -> Iterator[tuple[Source, list[int]]]:
     """Who gets a new pin, by source, in chunks: the board's followers (unless the board is
-    pulled: its followers pull its pins, :func:`pull_celebrities`), then the interest's
+    pulled: its followers pull its pins, :func:`celebrity_pins`), then the interest's
     followers (its slices read in parallel); never the pinner."""
     chunks = [] if pulled.is_pulled(pin.board_id) else fanout.follower_chunks(pin.board_id)
     for chunk in chunks:
@@ -71,6 +72,13 @@ def insert_for_user(user_id: int, source: Source, pin_ids: Iterable[int],
                     pending: Points | None = None) -> list[tuple[int, Source]]:
     """Score several pins for one user and put them into one pool (backfills, rebuilds);
     ``pending`` are affinity points not stored yet that the scores count already."""
+    return pools.insert(score_for_user(user_id, source, pin_ids, pending))
+
+
+def score_for_user(user_id: int, source: Source, pin_ids: Iterable[int],
+                   pending: Points | None = None) -> list[Insert]:
+    """Several pins scored for one user's pool of ``source``, not written yet; ``pending``
+    as for :func:`insert_for_user`."""
     pins = [pin for pin in sources.pins_by_id(pin_ids).values() if pin.pinner_id != user_id]
     if not pins:
         return []
@@ -86,26 +94,47 @@ def insert_for_user(user_id: int, source: Source, pin_ids: Iterable[int],
         entries.append(Insert(user_id, source, pin.id,
                               quality(source, points, sources.repin_count(pin.id), weights),
                               pin.created_us))
-    return pools.insert(entries)
+    return entries
 
 
-def pull_celebrities(user_id: int) -> list[tuple[int, Source]]:
-    """Put the pins of the pulled boards the user follows that came since the last pull (and
-    since each board was pulled: older ones were pushed) into the user's ``following`` pool;
-    returns the pools due a trim. Nothing, and no I/O, when no board is pulled."""
+@dataclass(frozen=True)
+class CelebrityPins:
+    """The pins of the pulled boards a user follows that came since the user's pull mark,
+    scored for the ``following`` pool but not written, and the mark they move it to."""
+
+    entries: list[Insert]
+    mark_us: int
+
+
+def celebrity_pins(user_id: int) -> CelebrityPins | None:
+    """What the generator pulls on a visit: the new pins of the pulled boards the user follows
+    (since the mark, and since each board was pulled: older ones were pushed). Reads only;
+    None, and no I/O, when no board is pulled."""
     board_modes = pulled.current()
     boards = pulled.followed_pulled(user_id, board_modes)
     if not boards:
-        return []
+        return None
     mark = pools.pulled_mark(user_id) or 0
     limit = smart_settings.number("BACKFILL_PINS")
     fresh = [entry for board, entries in sources.board_heads(boards, limit).items()
              for entry in entries
              if entry.created_us > max(mark, board_modes[board].since_us - 1)]
     if not fresh:
+        return None
+    return CelebrityPins(score_for_user(user_id, "following", [e.pin_id for e in fresh]),
+                         max(entry.created_us for entry in fresh))
+
+
+def keep_celebrities(user_id: int, pin_ids: Sequence[int],
+                     mark_us: int) -> list[tuple[int, Source]]:
+    """After a visit showed its chunk: the pulled pins it did not use go into the user's
+    ``following`` pool, and the pull mark moves to ``mark_us``; returns the pools due a
+    trim. Nothing when a later visit moved the mark that far already (its own message keeps
+    what it pulled)."""
+    if mark_us <= (pools.pulled_mark(user_id) or 0):
         return []
-    due = insert_for_user(user_id, "following", [entry.pin_id for entry in fresh])
-    pools.set_pulled_mark(user_id, max(entry.created_us for entry in fresh))
+    due = insert_for_user(user_id, "following", pin_ids)
+    pools.set_pulled_mark(user_id, mark_us)
     return due
 
 

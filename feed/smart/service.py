@@ -86,7 +86,7 @@ def _first_page(user: int, size: int) -> HomePage:
         picks = [pick for pick in chunk.picks if pick.pin_id not in seen]
         fresh = [Shown(now, position, pick.pin_id, pick.source)
                  for position, pick in enumerate(picks)]
-        if fresh or chunk.removals() or chunk.due:
+        if fresh or chunk.removals() or chunk.pulled_mark_us is not None:
             _send(tasks.visit_messages(user, chunk, fresh))
     else:
         _send([tasks.missed.message(user, now)])

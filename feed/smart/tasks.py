@@ -84,6 +84,13 @@ def take(user_id: int, keys: list[str], at_us: int, size: int,
                                                    composition))
 
 
+@dramatiq.actor(queue_name=QUEUE, actor_name="smartfeed_keep_pulled", **RETRIES)
+def keep_pulled(user_id: int, pin_ids: list[int], mark_us: int) -> None:
+    """After a chunk was shown: the celebrity pins it pulled and did not use go into the
+    ``following`` pool, and the user's pull mark moves on."""
+    _trims(intake.keep_celebrities(user_id, pin_ids, mark_us))
+
+
 @dramatiq.actor(queue_name=QUEUE, actor_name="smartfeed_missed", **RETRIES)
 def missed(user_id: int, at_us: int) -> None:
     """A visit showed no chunk: the next one must be at least as large as the last."""
@@ -124,12 +131,14 @@ forget_home = _per_cluster("forget_home", _forget_home, MAINTENANCE)
 def visit_messages(user_id: int, chunk: generator.Chunk, shown: list[Shown],
                    ) -> list[dramatiq.Message[Any]]:
     """What a shown chunk leaves to the queue: the materialized feed on each cluster, then
-    the pool removals and the state."""
+    the pool removals and the state, then the pulled pins it did not use."""
     entries = [item.as_message() for item in shown]
+    kept = ([] if chunk.pulled_mark_us is None else
+            [keep_pulled.message(user_id, chunk.pulled_to_keep(), chunk.pulled_mark_us)])
     return [*(materialize[cluster].message(user_id, entries) for cluster in CLUSTERS),
             take.message(user_id, [key.hex() for key in chunk.removals()], chunk.at_us,
                          chunk.size, chunk.composition()),
-            *(trim_pool.message(user, source) for user, source in chunk.due)]
+            *kept]
 
 
 def forget_messages(user_id: int) -> list[dramatiq.Message[Any]]:

@@ -17,6 +17,7 @@ from feed import pulled, sources
 from feed.schema import newest_first
 from feed.selectors import feed_page
 from feed.smart import generator, pools
+from feed.smart.service import home_page
 from feed.store.pools import CLUSTERS
 from graph.actions import follow_board, unfollow_board
 from pins.actions import delete_board
@@ -44,6 +45,11 @@ def celebrities(settings: Settings) -> Iterator[dict[str, Any]]:
     yield settings.PINSITE_FEED
     for board in set(pulled.fresh()) - before:
         pulled.switch(board, None)
+
+
+def pooled(user: int) -> list[int]:
+    """The pins of the user's ``following`` pool (smart feed)."""
+    return [c.pin_id for c in pools.best(user, "following", 100)]
 
 
 def scroll(user: int, limit: int) -> list[int]:
@@ -126,18 +132,35 @@ def test_a_feed_merges_pushed_and_pulled_pins_in_order_across_pages(running: Run
 
 
 @pytest.mark.usefixtures("celebrities")
-def test_the_smart_feed_pulls_celebrity_pins_when_it_generates(running: RunningQueue) -> None:
+def test_a_visit_pulls_celebrity_pins_as_candidates_and_the_queue_keeps_the_rest(
+        running: RunningQueue) -> None:
+    """The generator reads the pulled boards' new pins beside the pool and writes nothing; once
+    the chunk is shown, the queue puts the pins it did not use into the pool and moves the
+    pull mark, so the next visit pulls none of them again."""
     owner, board, fans = board_with_followers(THRESHOLD + 1)
-    new_pin(owner, board, "Warm-up")  # switches the board to pull
+    reader = fans[0]
+    pins = [new_pin(owner, board, "Warm-up")]  # switches the board to pull
     running.settle()
-    star = new_pin(owner, board, "Pulled into pools")
+    assert pulled.is_pulled(board)
+    before = pooled(reader)  # the warm-up, if the smart feed planned it before the switch
+    pins += [new_pin(owner, board, f"Pulled {n}") for n in range(3)]
     running.settle()
-    assert star not in {c.pin_id for c in pools.best(fans[0], "following", 50)}
-    chunk = generator.generate(fans[0])
-    assert star in {c.pin_id for c in pools.best(fans[0], "following", 50)}
-    assert star in {pick.pin_id for pick in chunk.picks}
-    generator.generate(fans[0])  # pulled once: the mark moved past it
-    assert pools.pulled_mark(fans[0]) == max(e.created_us for e in sources.board_entries(board, 5))
+    newest = max(e.created_us for e in sources.board_entries(board, 5))
+    chunk = generator.generate(reader, limit=1)
+    [pick] = chunk.picks
+    assert pick.pin_id in pins and pick.source == "following"
+    assert chunk.pulled_mark_us == newest
+    assert pooled(reader) == before and pools.pulled_mark(reader) is None
+    assert generator.generate(reader, limit=1).picks == [pick]  # nothing changed: same pick
+    shown = home_page(reader, limit=1)
+    assert [item.id for item in shown.items] == [pick.pin_id]
+    running.settle()
+    assert pools.pulled_mark(reader) == newest
+    kept = set(pooled(reader))
+    assert kept == set(pins) - {pick.pin_id}
+    later = generator.generate(reader, limit=10)
+    assert later.pulled == [] and later.pulled_mark_us is None
+    assert {c.pin_id for c in later.picks} == kept
 
 
 def test_scrolling_past_the_cap_continues_by_pull_without_repeats_or_gaps(
