@@ -8,6 +8,8 @@
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
+from typing import Any
 
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.validators import UnicodeUsernameValidator
@@ -74,26 +76,37 @@ def clean_password(password: str) -> None:
 
 
 def clean_email(value: object) -> str:
-    email = clean_text(value, "email", 254)
-    if email:
-        try:
-            _email_validator(email)
-        except ValidationError as exc:
-            raise InvalidContent(f"{email!r} is not a valid email address.",
-                                 field="email") from exc
-    return email
+    return _validated(value, "email", 254, _email_validator,
+                      lambda email: f"{email!r} is not a valid email address.")
 
 
 def clean_link(value: object) -> str:
     """An absolute http or https URL, or empty (a pin without a link)."""
-    link = clean_text(value, "link", LINK_MAX)
-    if link:
+    return _validated(value, "link", LINK_MAX, _link_validator,
+                      lambda link: f"Link {link[:100]!r} is not a valid http or https URL.")
+
+
+def _validated(value: object, field: str, limit: int, validator: Callable[[str], None],
+               message: Callable[[str], str]) -> str:
+    """Cleaned text that, unless empty, Django's ``validator`` accepts."""
+    text = clean_text(value, field, limit)
+    if text:
         try:
-            _link_validator(link)
+            validator(text)
         except ValidationError as exc:
-            raise InvalidContent(f"Link {link[:100]!r} is not a valid http or https URL.",
-                                 field="link") from exc
-    return link
+            raise InvalidContent(message(text), field=field) from exc
+    return text
+
+
+def edited(data: dict[str, Any],
+           fields: dict[str, tuple[object | None, Callable[[Any], Any]]]) -> dict[str, Any]:
+    """``data`` with each field of ``fields`` given (``(value, cleaner)``, value not None)
+    replaced by its cleaned value: the fields an update changes."""
+    changed = dict(data)
+    for key, (value, clean) in fields.items():
+        if value is not None:
+            changed[key] = clean(value)
+    return changed
 
 
 def clean_title(value: object) -> str:

@@ -10,7 +10,8 @@ the same parsing, the same code, the same output.
 ...     status = json.loads(commands.run("orchestrator", "status", "--json"))
 
 Commands that change the stack (``init``, ``promote``) still run in a process of their own
-(``_manage`` in the tests), as an operator would run them.
+(:func:`manage`), as an operator would run them, with the environment of a throwaway
+deployment (:func:`deployment`).
 """
 
 from __future__ import annotations
@@ -23,10 +24,29 @@ import select
 import subprocess
 import sys
 import traceback
+import uuid
 from pathlib import Path
 from types import TracebackType
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def deployment(root: Path, name: str, **variables: str) -> dict[str, str]:
+    """The environment of a throwaway deployment's processes: the test settings, a ZooKeeper
+    root (``/pinsite-<name>-…``) and a ``var`` folder under ``root`` of its own, and
+    ``variables`` (its hosts)."""
+    return {**os.environ, "DJANGO_SETTINGS_MODULE": "pinsite.test_settings",
+            "PINSITE_ZK_ROOT": f"/pinsite-{name}-{uuid.uuid4().hex[:8]}",
+            "PINSITE_VAR": str(root / "var"), "PYTHONPATH": str(REPO), **variables}
+
+
+def manage(environment: dict[str, str], *args: str, timeout: float = 180) -> str:
+    """What ``manage.py *args`` prints, run in a process of ``environment``; the test fails
+    when the command does."""
+    result = subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=environment,
+                            capture_output=True, text=True, timeout=timeout)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
 
 
 class CommandFailed(AssertionError):

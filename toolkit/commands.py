@@ -55,6 +55,13 @@ class SubcommandCommand(BaseCommand):
     def print_json(self, value: Any) -> None:
         self.stdout.write(json.dumps(value, indent=2, sort_keys=True))
 
+    def answer(self, as_json: bool, value: Any, text: str) -> None:
+        """A command's one answer: ``value`` as JSON under ``--json``, else the line ``text``."""
+        if as_json:
+            self.print_json(value)
+        else:
+            self.stdout.write(text)
+
 
 @contextmanager
 def progress(total: int, description: str, enabled: bool = True) -> Iterator[tqdm]:

@@ -9,7 +9,7 @@ from pins.interests import clean_interest
 from pins.lookup import load, replace
 from pins.permissions import owned_board
 from pins.types import BOARD, USER, USER_HAS_BOARDS
-from pins.validation import clean_board_name, clean_description
+from pins.validation import clean_board_name, clean_description, edited
 from sharding import mappings, objects
 from sharding.hosts import atomic
 from sharding.ids import shard_of
@@ -38,13 +38,9 @@ def update_board(actor_id: int, board_id: int, *, name: str | None = None,
     field, an ``interest`` of ``""`` clears it. Pins made from then on carry the new
     interest."""
     board_id, data = owned_board(actor_id, board_id)
-    changed = dict(data)
-    if name is not None:
-        changed["name"] = clean_board_name(name)
-    if description is not None:
-        changed["description"] = clean_description(description)
-    if interest is not None:
-        changed["interest"] = clean_interest(interest)
+    changed = edited(data, {"name": (name, clean_board_name),
+                            "description": (description, clean_description),
+                            "interest": (interest, clean_interest)})
     if changed != data:
         replace(board_id, BOARD, changed)
     return Board.from_json(board_id, changed)

@@ -27,7 +27,7 @@ from pins.images import (
 from pins.lookup import load, replace
 from pins.permissions import owned_board, owned_pin
 from pins.types import BOARD_HAS_PINS, IMAGE_HAS_PINS, PIN, PIN_HAS_REPINS, USER_HAS_PINS
-from pins.validation import clean_description, clean_link, clean_title
+from pins.validation import clean_description, clean_link, clean_title, edited
 from sharding import mappings, objects
 from sharding.hosts import atomic
 from sharding.ids import shard_of
@@ -73,13 +73,9 @@ def update_pin(actor_id: int, pin_id: int, *, title: str | None = None,
                description: str | None = None, link: str | None = None) -> Pin:
     """Change a pin's title, description or link (its pinner only); ``None`` keeps a field."""
     pin_id, data = owned_pin(actor_id, pin_id)
-    changed = dict(data)
-    if title is not None:
-        changed["title"] = clean_title(title)
-    if description is not None:
-        changed["description"] = clean_description(description)
-    if link is not None:
-        changed["link"] = clean_link(link)
+    changed = edited(data, {"title": (title, clean_title),
+                            "description": (description, clean_description),
+                            "link": (link, clean_link)})
     if changed != data:
         replace(pin_id, PIN, changed)
     return Pin.from_json(pin_id, changed)

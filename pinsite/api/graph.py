@@ -8,6 +8,7 @@ oneself or one's own board is a 400.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
@@ -16,7 +17,9 @@ from rest_framework.response import Response
 
 from graph import actions
 from graph import selectors as graph
+from graph.actions import FollowChange
 from graph.interests import which_interests_followed
+from graph.selectors import FollowPage
 from pins import selectors as content
 from pins.interests import taxonomy
 from pins.types import BOARD, USER
@@ -34,9 +37,27 @@ from pinsite.api.serializers.graph import (
 )
 
 
-class FollowUserView(PinsiteView):
+def _user(text: str) -> int:
+    """A user that exists, for reads that do not check it themselves."""
+    return content.get_user(path_id(text, USER)).id
+
+
+def _board(text: str) -> int:
+    """A board that exists, for reads that do not check it themselves."""
+    return content.get_board(path_id(text, BOARD)).id
+
+
+class FollowView(PinsiteView):
+    """The requesting pinner's follow of one user or board: its state, and changes to it."""
+
     permission_classes = [IsPinner]
 
+    def changed(self, following: bool, change: FollowChange) -> Response:
+        return self.render(FollowChangeSerializer, {"following": following,
+                                                    "changed": change.changed})
+
+
+class FollowUserView(FollowView):
     @extend_schema(responses={200: FollowStateSerializer},
                    summary="Whether you follow a user (all their boards) or some of their boards")
     def get(self, request: Request, user_id: str) -> Response:
@@ -47,20 +68,15 @@ class FollowUserView(PinsiteView):
     @extend_schema(request=None, responses={200: FollowChangeSerializer},
                    summary="Follow a user and all their boards, present and future")
     def put(self, request: Request, user_id: str) -> Response:
-        change = actions.follow_user(self.pinner_id(), _user_id(user_id))
-        return self.render(FollowChangeSerializer, {"following": True, "changed": change.changed})
+        return self.changed(True, actions.follow_user(self.pinner_id(), _user_id(user_id)))
 
     @extend_schema(request=None, responses={200: FollowChangeSerializer},
                    summary="Unfollow a user; boards followed one by one stay followed")
     def delete(self, request: Request, user_id: str) -> Response:
-        change = actions.unfollow_user(self.pinner_id(), _user_id(user_id))
-        return self.render(FollowChangeSerializer, {"following": False,
-                                                    "changed": change.changed})
+        return self.changed(False, actions.unfollow_user(self.pinner_id(), _user_id(user_id)))
 
 
-class FollowBoardView(PinsiteView):
-    permission_classes = [IsPinner]
-
+class FollowBoardView(FollowView):
     @extend_schema(responses={200: FollowStateSerializer},
                    summary="Whether you follow a board, by itself or through its owner")
     def get(self, request: Request, board_id: str) -> Response:
@@ -70,42 +86,43 @@ class FollowBoardView(PinsiteView):
     @extend_schema(request=None, responses={200: FollowChangeSerializer},
                    summary="Follow one board")
     def put(self, request: Request, board_id: str) -> Response:
-        change = actions.follow_board(self.pinner_id(), _board_id(board_id))
-        return self.render(FollowChangeSerializer, {"following": True, "changed": change.changed})
+        return self.changed(True, actions.follow_board(self.pinner_id(), _board_id(board_id)))
 
     @extend_schema(request=None, responses={200: FollowChangeSerializer},
                    summary="Unfollow one board, also one followed through its owner")
     def delete(self, request: Request, board_id: str) -> Response:
-        change = actions.unfollow_board(self.pinner_id(), _board_id(board_id))
-        return self.render(FollowChangeSerializer, {"following": False,
-                                                    "changed": change.changed})
+        return self.changed(False, actions.unfollow_board(self.pinner_id(), _board_id(board_id)))
 
 
-class UserFollowersView(PageView):
+class FollowListView(PageView):
+    """A page of follow entries: ``read(id, limit, cursor)`` of the user or board the path's
+    ``kwarg`` names (``target`` checks that it exists)."""
+
     item_serializer = FollowerSerializer
+    kwarg = "user_id"
+    target: Callable[[str], int]
+    read: Callable[..., FollowPage]
+
+    def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
+        view = type(self)
+        page = view.read(view.target(kwargs[self.kwarg]), query.limit, query.cursor)
+        return follow_entries(page.items), page.next_cursor
+
+
+class UserFollowersView(FollowListView):
     summary = "Who follows a user or some of their boards, newest first"
-
-    def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
-        page = graph.followers_page(_user(kwargs["user_id"]), query.limit, query.cursor)
-        return follow_entries(page.items), page.next_cursor
+    target, read = staticmethod(_user), staticmethod(graph.followers_page)
 
 
-class UserFollowingView(PageView):
-    item_serializer = FollowerSerializer
+class UserFollowingView(FollowListView):
     summary = "Whom a user follows, entirely or some boards, newest first"
-
-    def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
-        page = graph.followings_page(_user(kwargs["user_id"]), query.limit, query.cursor)
-        return follow_entries(page.items), page.next_cursor
+    target, read = staticmethod(_user), staticmethod(graph.followings_page)
 
 
-class BoardFollowersView(PageView):
-    item_serializer = FollowerSerializer
+class BoardFollowersView(FollowListView):
     summary = "Who follows a board, by itself or through its owner, newest first"
-
-    def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
-        page = graph.board_followers_page(_board(kwargs["board_id"]), query.limit, query.cursor)
-        return follow_entries(page.items), page.next_cursor
+    kwarg = "board_id"
+    target, read = staticmethod(_board), staticmethod(graph.board_followers_page)
 
 
 class BatchCheckView(PinsiteView):
@@ -127,16 +144,6 @@ class BatchCheckView(PinsiteView):
             "boards": _answers(boards, graph.which_boards_followed(
                 me, list(boards.values()), missing_ok=True)),
             "interests": {slug: slug in followed for slug in slugs}})
-
-
-def _user(text: str) -> int:
-    """A user that exists, for reads that do not check it themselves."""
-    return content.get_user(path_id(text, USER)).id
-
-
-def _board(text: str) -> int:
-    """A board that exists, for reads that do not check it themselves."""
-    return content.get_board(path_id(text, BOARD)).id
 
 
 def _user_id(text: str) -> int:

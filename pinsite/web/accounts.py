@@ -12,11 +12,10 @@ from django.shortcuts import redirect, render
 from graph.interests import follow_interest
 from pins.actions import create_pinner
 from pins.actions.pinners import request_account_deletion
-from pins.exceptions import InvalidContent
 from pinsite.serving.attempts import credential_limited
 from pinsite.web.acting import require_pinner
 from pinsite.web.errors import domain_errors
-from pinsite.web.forms import SignupForm, add_domain_error
+from pinsite.web.forms import SignupForm, saved
 
 login_view = domain_errors(credential_limited(
     LoginView.as_view(template_name="accounts/login.html", redirect_authenticated_user=True)))
@@ -32,12 +31,9 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        try:
-            pinner = create_pinner(data["username"], data["password1"], data["email"],
-                                   data["display_name"])
-        except InvalidContent as exc:
-            add_domain_error(form, exc)
-        else:
+        pinner = saved(form, lambda: create_pinner(data["username"], data["password1"],
+                                                   data["email"], data["display_name"]))
+        if pinner is not None:
             for slug in data["interests"]:
                 follow_interest(pinner.user_id, slug)
             login(request, pinner.account, backend="django.contrib.auth.backends.ModelBackend")

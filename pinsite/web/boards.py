@@ -21,14 +21,13 @@ from graph.selectors import (
 )
 from pins.actions import create_board, delete_board, update_board
 from pins.domain import Board
-from pins.exceptions import InvalidContent
 from pins.interests import interest
 from pins.models import Pinner
 from pins.selectors import board_pin_count, get_board, get_user, pins_of_board
 from pinsite.web.acting import acting_user_id, require_pinner
 from pinsite.web.errors import domain_errors
-from pinsite.web.follows import follow_answer, people, wants_follow
-from pinsite.web.forms import BoardForm, add_domain_error
+from pinsite.web.follows import change_follow, people
+from pinsite.web.forms import BoardForm, saved
 from pinsite.web.paging import (
     PEOPLE_PAGE,
     PIN_PAGE,
@@ -46,13 +45,10 @@ def create(request: HttpRequest) -> HttpResponse:
     me = require_pinner(request)
     form = BoardForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        try:
-            board = create_board(me.user_id, form.cleaned_data["name"],
-                                 form.cleaned_data["description"],
-                                 form.cleaned_data["interest"])
-        except InvalidContent as exc:
-            add_domain_error(form, exc)
-        else:
+        data = form.cleaned_data
+        board = saved(form, lambda: create_board(me.user_id, data["name"], data["description"],
+                                                 data["interest"]))
+        if board is not None:
             messages.success(request, f"Board “{board.name}” created.")
             return redirect("board", board.id)
     return render(request, "boards/create.html", {"form": form})
@@ -68,12 +64,9 @@ def edit(request: HttpRequest, board_id: int) -> HttpResponse:
     form = BoardForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        try:
-            update_board(me.user_id, board.id, name=data["name"],
-                         description=data["description"], interest=data["interest"])
-        except InvalidContent as exc:
-            add_domain_error(form, exc)
-        else:
+        if saved(form, lambda: update_board(me.user_id, board.id, name=data["name"],
+                                            description=data["description"],
+                                            interest=data["interest"])) is not None:
             messages.success(request, f"Board “{data['name']}” saved.")
             return redirect("board", board.id)
     return render(request, "boards/edit.html", {"form": form, "board": board})
@@ -106,12 +99,9 @@ def followers(request: HttpRequest, board_id: int) -> HttpResponse:
 @domain_errors
 def follow(request: HttpRequest, board_id: int) -> HttpResponse:
     """Follow or unfollow this one board (also one followed through its owner)."""
-    me = require_pinner(request)
     board = get_board(board_id)
-    now_following = wants_follow(request)
-    (follow_board if now_following else unfollow_board)(me.user_id, board.id)
-    return follow_answer(request, {"following": now_following,
-                                   "subject": board.name}, reverse("board", args=[board.id]))
+    return change_follow(request, follow_board, unfollow_board, board.id, board.name,
+                         reverse("board", args=[board.id]))
 
 
 @login_required

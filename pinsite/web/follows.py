@@ -13,7 +13,9 @@ answered with the new button (for the script) or a redirect back (without it).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -23,7 +25,10 @@ from graph.selectors import FollowPage, which_boards_followed, which_users_follo
 from pins.domain import Board, Pin, User
 from pins.exceptions import InvalidContent
 from pins.selectors import board_covers, users_by_id
+from pinsite.web.acting import require_pinner
 from pinsite.web.paging import is_fragment
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,17 @@ def wants_follow(request: HttpRequest) -> bool:
     if action not in ("follow", "unfollow"):
         raise InvalidContent("Choose to follow or to unfollow.", field="action")
     return action == "follow"
+
+
+def change_follow(request: HttpRequest, follow: Callable[[int, T], object],
+                  unfollow: Callable[[int, T], object], target: T, subject: str,
+                  fallback: str) -> HttpResponse:
+    """Follow or unfollow ``target`` as the logged-in pinner, as the form asks (``action``),
+    then :func:`follow_answer` with the button of ``subject``."""
+    me = require_pinner(request)
+    now_following = wants_follow(request)
+    (follow if now_following else unfollow)(me.user_id, target)
+    return follow_answer(request, {"following": now_following, "subject": subject}, fallback)
 
 
 def follow_answer(request: HttpRequest, button: dict[str, object], fallback: str,

@@ -3,16 +3,13 @@ content (``InvalidContent``), and :func:`add_domain_error` shows that message on
 
 >>> form = BoardForm(request.POST)
 >>> if form.is_valid():
-...     try:
-...         create_board(me.user_id, **form.cleaned_data)
-...     except InvalidContent as exc:
-...         add_domain_error(form, exc)
+...     board = saved(form, lambda: create_board(me.user_id, **form.cleaned_data))
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from django import forms
 
@@ -30,6 +27,17 @@ from pins.validation import (
 
 ACCEPTED_IMAGES = "image/jpeg,image/png,image/gif,image/webp"
 FIELD_ALIASES = {"password": "password1"}
+T = TypeVar("T")
+
+
+def saved(form: forms.Form, action: Callable[[], T]) -> T | None:
+    """What ``action()`` returns, or None when the domain refuses the form's content: the
+    :class:`InvalidContent` is then shown on the form (:func:`add_domain_error`)."""
+    try:
+        return action()
+    except InvalidContent as exc:
+        add_domain_error(form, exc)
+        return None
 
 
 def add_domain_error(form: forms.Form, error: InvalidContent) -> None:

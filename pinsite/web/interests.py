@@ -20,9 +20,9 @@ from graph.interests import (
 )
 from pins.interests import all_interests, interest
 from pins.selectors import interest_pins_page
-from pinsite.web.acting import acting_user_id, require_pinner
+from pinsite.web.acting import acting_user_id
 from pinsite.web.errors import domain_errors
-from pinsite.web.follows import follow_answer, wants_follow
+from pinsite.web.follows import change_follow
 from pinsite.web.paging import PIN_PAGE, cursor_of, is_fragment, more_url, render_page
 
 
@@ -61,9 +61,6 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
 @domain_errors
 def follow(request: HttpRequest, slug: str) -> HttpResponse:
     """Follow or unfollow the interest."""
-    me = require_pinner(request)
     topic = interest(slug)
-    now_following = wants_follow(request)
-    (follow_interest if now_following else unfollow_interest)(me.user_id, topic.slug)
-    return follow_answer(request, {"following": now_following, "subject": topic.name},
+    return change_follow(request, follow_interest, unfollow_interest, topic.slug, topic.name,
                          reverse("interest", args=[topic.slug]))

@@ -17,7 +17,7 @@ from pins.related import related_pins
 from pins.selectors import boards_of, get_board, get_pin, get_user, pins_of_board, repin_count
 from pinsite.web.acting import acting_user_id, require_pinner
 from pinsite.web.errors import domain_errors
-from pinsite.web.forms import PinForm, RepinForm, add_domain_error
+from pinsite.web.forms import PinForm, RepinForm, saved
 
 CHOICE_BOARDS = 200
 MORE_FROM_BOARD = 12
@@ -37,12 +37,10 @@ def create(request: HttpRequest) -> HttpResponse:
                    initial={"board": request.GET.get("board")})
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        try:
-            pin = actions.create_pin(me.user_id, int(data["board"]), data["title"],
-                                     data["description"], data["link"], data["image"])
-        except InvalidContent as exc:
-            add_domain_error(form, exc)
-        else:
+        pin = saved(form, lambda: actions.create_pin(
+            me.user_id, int(data["board"]), data["title"], data["description"], data["link"],
+            data["image"]))
+        if pin is not None:
             messages.success(request, f"Pinned “{pin.title}”.")
             return redirect("pin", pin.id)
     return render(request, "pins/create.html", {"form": form})

@@ -26,9 +26,9 @@ from pins.selectors import (
     user_board_count,
     user_pin_count,
 )
-from pinsite.web.acting import acting_user_id, require_pinner
+from pinsite.web.acting import acting_user_id
 from pinsite.web.errors import domain_errors
-from pinsite.web.follows import board_cards, follow_answer, people, wants_follow
+from pinsite.web.follows import board_cards, change_follow, people
 from pinsite.web.paging import (
     BOARD_PAGE,
     PEOPLE_PAGE,
@@ -82,13 +82,9 @@ def following(request: HttpRequest, username: str) -> HttpResponse:
 @domain_errors
 def follow(request: HttpRequest, username: str) -> HttpResponse:
     """Follow or unfollow the pinner (and so all their boards)."""
-    me = require_pinner(request)
     target = pinner_by_username(username)
-    now_following = wants_follow(request)
-    (follow_user if now_following else unfollow_user)(me.user_id, target.user_id)
-    profile_url = reverse("profile", args=[target.username])
-    return follow_answer(request, {"following": now_following,
-                                   "subject": target.username}, profile_url)
+    return change_follow(request, follow_user, unfollow_user, target.user_id, target.username,
+                         reverse("profile", args=[target.username]))
 
 
 def _people(request: HttpRequest, username: str, tab: str) -> HttpResponse:

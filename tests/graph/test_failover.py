@@ -11,13 +11,11 @@ users verify clean one by one. The shared graph is reconciled for them afterward
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +31,7 @@ from graph.conf import graph_settings
 from graph.keys import STAMP
 from graph.tables import USER_FOLLOWS_USER
 from sharding import mappings
-from tests.commands import Commands
+from tests.commands import Commands, deployment, manage
 from tests.graph.helpers import new_user
 from tests.polling import wait_until
 
@@ -77,24 +75,12 @@ def pair_environment(master: str, replica: str, master_port: int, replica_port: 
                      root: Path) -> dict[str, str]:
     """The environment of processes that route every vshard to the pair (a ZooKeeper root of
     their own; no sentinel watches it unless the caller names some)."""
-    return {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "pinsite.test_settings",
-        "PINSITE_REDIS_GRAPH_HOSTS": f"{master}=127.0.0.1:{master_port},"
-                                     f"{replica}=127.0.0.1:{replica_port}",
-        "PINSITE_REDIS_GRAPH_PAIRS": f"{master}:{replica}",
-        "PINSITE_REDIS_SENTINELS": "",
-        "PINSITE_ZK_ROOT": f"/pinsite-graph-failover-{uuid.uuid4().hex[:8]}",
-        "PINSITE_VAR": str(root / "var"),
-        "PYTHONPATH": str(REPO),
-    }
+    return deployment(
+        root, "graph-failover",
+        PINSITE_REDIS_GRAPH_HOSTS=f"{master}=127.0.0.1:{master_port},"
+                                  f"{replica}=127.0.0.1:{replica_port}",
+        PINSITE_REDIS_GRAPH_PAIRS=f"{master}:{replica}", PINSITE_REDIS_SENTINELS="")
 
-
-def _manage(environment: dict[str, str], *args: str) -> str:
-    result = subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=environment,
-                            capture_output=True, text=True, timeout=180)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
 
 
 class Writer:
@@ -158,7 +144,7 @@ def test_no_acknowledged_follow_is_lost_when_a_redis_master_dies_and_it_can_come
     kill_with_unreplicated_follows(pair.master, pair.replica, writer)
     writer.wait_for(lambda: writer.errors, timeout=20)
 
-    promoted = json.loads(_manage(pair.environment, "graph", "promote", MASTER_NAME, "--json"))
+    promoted = json.loads(manage(pair.environment, "graph", "promote", MASTER_NAME, "--json"))
 
     assert promoted["new_master"] == REPLICA_NAME and not promoted["old_master_reachable"]
     assert promoted["keys_reconciled"] > 0  # the acknowledged follows the replica never got
@@ -173,7 +159,7 @@ def test_no_acknowledged_follow_is_lost_when_a_redis_master_dies_and_it_can_come
 
 def _the_old_master_comes_back_as_the_new_masters_replica(pair: Pair) -> None:
     pair.master.up()
-    _manage(pair.environment, "graph", "attach-replica", REPLICA_NAME, MASTER_NAME)
+    manage(pair.environment, "graph", "attach-replica", REPLICA_NAME, MASTER_NAME)
     assert wait_until(lambda: _vshard_pairs(pair) == {(REPLICA_NAME, MASTER_NAME)}, timeout=30)
     shown = json.loads(pair.commands.run("graph", "vshards", "show", "--json"))
     assert shown["instances"][MASTER_NAME]["role"] == "slave"
@@ -208,7 +194,7 @@ def test_a_promotion_replays_the_log_since_the_replicas_stamp_not_the_whole_log(
         orchestrator.terminate()
         orchestrator.wait(timeout=30)
 
-    promoted = json.loads(_manage(pair.environment, "graph", "promote", MASTER_NAME, "--json"))
+    promoted = json.loads(manage(pair.environment, "graph", "promote", MASTER_NAME, "--json"))
 
     # the writer's followers (and whoever else followed since the stamp), not the whole log
     followers, _, scope = promoted["reconciled"].partition(" followers of ")

@@ -8,13 +8,11 @@ acknowledged must be on the new master.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,10 +26,10 @@ from devstack.pairs import destroy, mysql_pair
 from devstack.ports import free_loopback_ports
 from sharding import ids
 from sharding.hosts import schema_name
+from tests.commands import REPO, deployment, manage
 
 pytestmark = pytest.mark.beside  # CONTRIBUTING.md, "Three sessions"
 
-REPO = Path(__file__).resolve().parents[2]
 MASTER, REPLICA = "mysqlf1a", "mysqlf1b"
 
 
@@ -63,23 +61,11 @@ def _free_ports() -> tuple[int, int]:
 def pair_environment(ports: tuple[int, int], root: Path) -> dict[str, str]:
     """The environment of processes that route shards 0-3 to the pair on ``ports``, with a
     shard map of their own."""
-    return {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "pinsite.test_settings",
-        "PINSITE_SHARD_HOSTS": f"{MASTER}=127.0.0.1:{ports[0]},{REPLICA}=127.0.0.1:{ports[1]}",
-        "PINSITE_SHARD_PAIRS": f"{MASTER}:{REPLICA}",
-        "PINSITE_SHARD_COUNT": "4",
-        "PINSITE_ZK_ROOT": f"/pinsite-failover-{uuid.uuid4().hex[:8]}",
-        "PINSITE_VAR": str(root / "var"),
-        "PYTHONPATH": str(REPO),
-    }
+    return deployment(
+        root, "failover",
+        PINSITE_SHARD_HOSTS=f"{MASTER}=127.0.0.1:{ports[0]},{REPLICA}=127.0.0.1:{ports[1]}",
+        PINSITE_SHARD_PAIRS=f"{MASTER}:{REPLICA}", PINSITE_SHARD_COUNT="4")
 
-
-def _manage(environment: dict[str, str], *args: str) -> str:
-    result = subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=environment,
-                            capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
 
 
 class Writer:
@@ -128,14 +114,14 @@ def _stored_local_ids(port: int) -> set[tuple[int, int]]:
 @pytest.mark.slow
 def test_no_acknowledged_row_is_lost_when_the_master_dies_and_its_replica_is_promoted(
         pair: Pair) -> None:
-    _manage(pair.environment, "shards", "init", "--quiet")
+    manage(pair.environment, "shards", "init", "--quiet")
     writer = Writer(pair.environment)
     writer.wait_for(lambda: len(writer.acknowledged) >= 200)
     pair.master.kill(signal.SIGKILL)
     writer.wait_for(lambda: writer.errors, timeout=10)
     before_promotion = len(writer.acknowledged)
 
-    report = json.loads(_manage(pair.environment, "shards", "promote", MASTER, "--json"))
+    report = json.loads(manage(pair.environment, "shards", "promote", MASTER, "--json"))
 
     assert report["new_master"] == REPLICA and report["fenced"] is False
     assert writer.process.wait(timeout=60) == 0, "the writer did not recover"
@@ -143,5 +129,5 @@ def test_no_acknowledged_row_is_lost_when_the_master_dies_and_its_replica_is_pro
     stored = _stored_local_ids(pair.replica_port)
     written = {(ids.decompose(i).shard, ids.decompose(i).local_id) for i in writer.acknowledged}
     assert written - stored == set(), "acknowledged rows are missing on the new master"
-    shown = json.loads(_manage(pair.environment, "shards", "show", "--json"))
+    shown = json.loads(manage(pair.environment, "shards", "show", "--json"))
     assert [r["master"] for r in shown["ranges"]] == [REPLICA]

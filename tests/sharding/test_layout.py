@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import tempfile
-import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
@@ -29,6 +26,7 @@ from devstack.pairs import destroy, mysql_pair
 from devstack.ports import free_loopback_ports
 from sharding.conf import sharding_settings
 from sharding.schema import table_statements
+from tests.commands import deployment, manage
 from tests.polling import wait_until
 
 pytestmark = pytest.mark.beside  # CONTRIBUTING.md, "Three sessions"
@@ -56,12 +54,6 @@ def pairs(tmp_path: Path) -> Iterator[dict[str, int]]:
             root.rmdir()
 
 
-def _manage(environment: dict[str, str], *args: str) -> str:
-    result = subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=environment,
-                            capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
-
 
 def _tables(port: int) -> dict[str, set[str]]:
     """``schema → tables`` of every ``db%`` schema on the host at ``port``."""
@@ -86,17 +78,15 @@ def _copied(port: int, tables: dict[str, set[str]]) -> bool:
 @pytest.mark.slow
 def test_4096_shards_are_created_on_their_masters_and_mapped(pairs: dict[str, int],
                                                              tmp_path: Path) -> None:
-    environment = {
-        **os.environ, "DJANGO_SETTINGS_MODULE": "pinsite.test_settings",
-        "PINSITE_SHARD_HOSTS": ",".join(f"{name}=127.0.0.1:{port}"
-                                        for name, port in pairs.items()),
-        "PINSITE_SHARD_PAIRS": ",".join(f"{master}:{replica}" for master, replica in PAIRS),
-        "PINSITE_SHARD_COUNT": "4096", "PINSITE_ZK_ROOT": f"/pinsite-layout-{uuid.uuid4().hex}",
-        "PINSITE_VAR": str(tmp_path)}
+    environment = deployment(
+        tmp_path, "layout",
+        PINSITE_SHARD_HOSTS=",".join(f"{name}=127.0.0.1:{port}" for name, port in pairs.items()),
+        PINSITE_SHARD_PAIRS=",".join(f"{master}:{replica}" for master, replica in PAIRS),
+        PINSITE_SHARD_COUNT="4096")
 
-    _manage(environment, "shards", "init", "--quiet")
+    manage(environment, "shards", "init", "--quiet", timeout=600)
 
-    shown = json.loads(_manage(environment, "shards", "show", "--json"))
+    shown = json.loads(manage(environment, "shards", "show", "--json"))
     ranges = [(row["range"], row["master"]) for row in shown["ranges"]]
     assert ranges == [([0, 2047], "layout1a"), ([2048, 4095], "layout2a")]
     for (master, replica), first in zip(PAIRS, (0, 2048), strict=True):

@@ -22,6 +22,7 @@ from devstack.pairs import destroy, mysql_pair
 from devstack.ports import free_loopback_ports
 from sharding import ids
 from sharding.hosts import schema_name
+from tests.commands import manage
 from tests.polling import wait_until
 from tests.sharding.test_failover import REPO, pair_environment
 
@@ -54,12 +55,6 @@ def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hosts]:
         destroy(*made.pairs[0], *made.pairs[1])
 
 
-def _manage(environment: dict[str, str], *args: str) -> str:
-    result = subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=environment,
-                            capture_output=True, text=True, timeout=180)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
-
 
 def _rows_on(port: int, shard: int) -> set[int]:
     with MySQLdb.connect(host="127.0.0.1", port=port, user="root") as connection:
@@ -79,9 +74,9 @@ def _schemas_on(port: int) -> set[str]:
 @pytest.mark.slow
 def test_a_split_under_a_writer_loses_no_acknowledged_row(hosts: Hosts) -> None:
     environment = hosts.environment
-    _manage(environment, "shards", "init", "--quiet")
+    manage(environment, "shards", "init", "--quiet")
     for host in (NEW, NEW_REPLICA):
-        _manage(environment, "shards", "hosts", "add", host, f"127.0.0.1:{hosts.port_of(host)}")
+        manage(environment, "shards", "hosts", "add", host, f"127.0.0.1:{hosts.port_of(host)}")
     writer = subprocess.Popen([sys.executable, "-m", "benchmarks.writer"], cwd=REPO,
                               env=environment, stdout=subprocess.PIPE, text=True)
     lines: list[str] = []
@@ -90,7 +85,7 @@ def test_a_split_under_a_writer_loses_no_acknowledged_row(hosts: Hosts) -> None:
     threading.Thread(target=lambda: lines.extend(output), daemon=True).start()
     try:
         assert wait_until(lambda: len(lines) >= 200, timeout=30)
-        report = json.loads(_manage(environment, "shards", "split", OLD, NEW, "--replica",
+        report = json.loads(manage(environment, "shards", "split", OLD, NEW, "--replica",
                                     NEW_REPLICA, "--json"))
         written = len(lines)
         assert wait_until(lambda: len(lines) >= written + 200, timeout=30)  # it went on
@@ -99,7 +94,7 @@ def test_a_split_under_a_writer_loses_no_acknowledged_row(hosts: Hosts) -> None:
         writer.wait(timeout=30)
 
     assert (report["first_shard"], report["last_shard"]) == (4, 7)
-    shown = json.loads(_manage(environment, "shards", "show", "--json"))
+    shown = json.loads(manage(environment, "shards", "show", "--json"))
     assert [(r["range"], r["master"], r["replica"]) for r in shown["ranges"]] == [
         ([0, 3], OLD, "mysqlk1b"), ([4, 7], NEW, NEW_REPLICA)]
     acknowledged = [line.split() for line in lines if line.startswith("OK ")]
@@ -122,7 +117,7 @@ def test_a_split_under_a_writer_loses_no_acknowledged_row(hosts: Hosts) -> None:
              if line.startswith("OK ")]
     assert any(shard >= 4 for shard in after)  # the moved shards took writes on their new host
 
-    _manage(environment, "shards", "cleanup")
+    manage(environment, "shards", "cleanup")
     assert _schemas_on(hosts.port_of(OLD)) == {schema_name(shard) for shard in range(4)}
     assert _schemas_on(hosts.port_of(NEW)) == {schema_name(shard) for shard in range(4, 8)}
     assert wait_until(lambda: _schemas_on(hosts.port_of(NEW_REPLICA)) == _schemas_on(

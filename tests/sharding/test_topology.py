@@ -9,7 +9,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from coordination.documents import WatchedDocument
 from devstack import Stack
@@ -19,6 +18,7 @@ from sharding.exceptions import ShardMapUnavailable, ShardUnavailable
 from sharding.hosts import alias_for_shard, atomic, cursor
 from sharding.shardmap import ShardMap
 from sharding.topology import change_map, current_map, shard_map_document
+from tests.outages import stopped
 from tests.polling import wait_until
 
 REPO = Path(__file__).resolve().parents[2]
@@ -97,14 +97,9 @@ def test_an_unchanged_map_acknowledges_as_before(deposed: tuple[int, str]) -> No
 
 @pytest.fixture
 def zookeeper_down() -> Iterator[Stack]:
-    stack = Stack(settings.PROFILE)
-    stack.stop("zookeeper")
-    try:
+    with stopped("zookeeper") as stack:
         yield stack
-    finally:
-        stack.start("zookeeper")
-        stack.wait_healthy("zookeeper", 60)
-        assert _eventually(lambda: _map_changes_work(), timeout=30)
+    assert _eventually(lambda: _map_changes_work(), timeout=30)
 
 
 def _map_changes_work() -> bool:

@@ -23,6 +23,7 @@ from feed.smart.pools import Insert
 from feed.smart.schema import Shown
 from feed.smart.service import home_page
 from tests.feed.helpers import new_board, new_pin, new_user
+from tests.outages import stopped
 from tests.polling import wait_until
 from toolkit.clock import now_us
 
@@ -123,12 +124,13 @@ def test_a_missed_visit_is_recorded_and_leaves_the_pools_as_they_were(
 def down(gateway: str, killed: bool) -> Iterator[None]:
     """The HBase cluster behind ``gateway`` down for the block: its gateway stopped, or with
     ``killed`` both its JVMs (gateway and server) SIGKILLed; started again after."""
+    if not killed:
+        with stopped(gateway):
+            yield
+        return
     stack = Stack(settings.PROFILE)
-    if killed:
-        stack.kill(gateway, signal.SIGKILL)
-        stack.kill(f"{gateway}-server", signal.SIGKILL)
-    else:
-        stack.stop(gateway)
+    stack.kill(gateway, signal.SIGKILL)
+    stack.kill(f"{gateway}-server", signal.SIGKILL)
     try:
         yield
     finally:

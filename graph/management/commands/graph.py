@@ -124,13 +124,10 @@ class Command(SubcommandCommand):
                 bar.total = total
                 bar.update(done)
             report = _rebuild(options, advance)
-        if json:
-            self.print_json(report.to_json())
-            return
-        self.stdout.write(f"{report.verified.scope}: {len(report.verified.differences)} "
-                          f"differences, {report.keys_rewritten} keys rewritten, "
-                          f"{report.members_fixed} entries fixed, "
-                          f"{report.overlaps_recounted} overlaps recounted")
+        self.answer(json, report.to_json(),
+                    f"{report.verified.scope}: {len(report.verified.differences)} differences, "
+                    f"{report.keys_rewritten} keys rewritten, {report.members_fixed} entries "
+                    f"fixed, {report.overlaps_recounted} overlaps recounted")
 
     def handle_vshards(self, vshards_action: str, **options: Any) -> None:
         getattr(self, f"_vshards_{vshards_action}")(**options)
@@ -156,22 +153,18 @@ class Command(SubcommandCommand):
         first, last = _range(range)
         report = moves.move(first, last, instance, grace_seconds=grace,
                             progress=None if json else lambda phase: self.stderr.write(phase))
-        if json:
-            self.print_json(report.to_json())
-            return
-        self.stdout.write(f"moved {report.vshards_moved} vshards of {first}-{last} from "
-                          f"{', '.join(report.sources) or 'nowhere'} to {instance}: "
-                          f"{report.keys_copied} keys copied, {report.keys_recopied} re-copied, "
-                          f"{report.keys_dropped} dropped, map version {report.map_version}, "
-                          f"{report.seconds}s")
+        self.answer(json, report.to_json(),
+                    f"moved {report.vshards_moved} vshards of {first}-{last} from "
+                    f"{', '.join(report.sources) or 'nowhere'} to {instance}: "
+                    f"{report.keys_copied} keys copied, {report.keys_recopied} re-copied, "
+                    f"{report.keys_dropped} dropped, map version {report.map_version}, "
+                    f"{report.seconds}s")
 
     def handle_promote(self, instance: str, wait: float | None = None, json: bool = False,
                        **_: Any) -> None:
         report = failover.promote(instance, wait)
-        if json:
-            self.print_json(report.to_json())
-            return
-        self.stdout.write(
+        self.answer(
+            json, report.to_json(),
             f"promoted {report.new_master} in place of {report.old_master} for "
             f"{report.vshards} vshards (map version {report.map_version}); old master "
             f"{'now replicates it' if report.old_master_reachable else 'unreachable'}; "

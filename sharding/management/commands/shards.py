@@ -128,10 +128,8 @@ class Command(SubcommandCommand):
     def handle_promote(self, master: str, wait: float | None = None, json: bool = False,
                        **_: Any) -> None:
         report = failover.promote(master, wait)
-        if json:
-            self.print_json(asdict(report))
-            return
-        self.stdout.write(
+        self.answer(
+            json, asdict(report),
             f"promoted {report.new_master} in place of {report.old_master} for {report.shards} "
             f"shards (map version {report.map_version}, gtid {report.gtid}); old master "
             f"{'fenced read-only' if report.fenced else 'unreachable, not fenced'}")
