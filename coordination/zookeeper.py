@@ -144,8 +144,8 @@ def append_json(name: str, entry: Any, keep: int) -> None:
     ``keep``: compare-and-set, read again after a race."""
     client, path = zookeeper.require(), root_path(name)
     with failing_closed(f"append to {path}"):
+        client.ensure_path(path)
         while True:
-            client.ensure_path(path)
             raw, stat = client.get(path)
             entries = json.loads(raw) if raw else []
             try:

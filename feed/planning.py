@@ -14,9 +14,9 @@ from typing import Any
 
 from feed import delivery, fanout, observe, pulled, sources
 from feed.conf import cap
+from feed.queues import ClusterActors
 from feed.store.pools import CLUSTERS
 from feed.writers import (
-    ClusterActors,
     apply_unfollow,
     cluster_messages,
     deliver_pin,

@@ -9,17 +9,35 @@ message lands in the queue's dead-letter queue (``manage.py feed deadletters``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
+
+import dramatiq
 
 from feed.store.pools import CLUSTERS, Cluster
 from toolkit.queue import QueueDepth, declared_queues, queue_depths
 
 PLANNING_QUEUE = "feed"
 RETRIES: dict[str, Any] = {"max_retries": 100, "min_backoff": 500, "max_backoff": 600_000}
+STANDBY_LAG = 1
+ClusterActors = dict[Cluster, dramatiq.Actor[..., None]]
 
 
 def cluster_queue(cluster: Cluster) -> str:
     return f"feed_{cluster}"
+
+
+def per_cluster(name: str, apply: Callable[..., None], priority: int = 0) -> ClusterActors:
+    """One actor per cluster, ``<name>_<cluster>``, on that cluster's queue, calling
+    ``apply(cluster, *args)``. A worker runs its lowest priority numbers first: ``priority``
+    above 0 yields to writes that readers wait for, and the standby's actors yield to the
+    primary's (it serves the reads)."""
+    return {cluster: dramatiq.actor(partial(apply, cluster), actor_name=f"{name}_{cluster}",
+                                    queue_name=cluster_queue(cluster),
+                                    priority=priority + STANDBY_LAG * (cluster != "primary"),
+                                    **RETRIES)
+            for cluster in CLUSTERS}
 
 
 def names() -> list[str]:

@@ -9,39 +9,24 @@ Each takes IDs and times, is idempotent and can run twice or out of order; the p
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import dramatiq
 
 from feed import delivery, follows, observe, rebuild, storage, trim
 from feed.conf import count_delay_ms
-from feed.queues import RETRIES, cluster_queue
+from feed.queues import ClusterActors, per_cluster
 from feed.store.pools import CLUSTERS, Cluster
 from toolkit.clock import now_us
 from toolkit.metrics import FANOUT_LAG
 from toolkit.queue import send_all
 
-ClusterActors = dict[Cluster, dramatiq.Actor[..., None]]
-STANDBY_LAG = 1
 MAINTENANCE = 10
 
 
 def cluster_messages(actors: ClusterActors, *args: Any) -> list[dramatiq.Message[Any]]:
     """The same message for each cluster's actor (each on its own queue)."""
     return [actors[cluster].message(*args) for cluster in CLUSTERS]
-
-
-def _per_cluster(name: str, apply: Callable[..., None], priority: int = 0) -> ClusterActors:
-    """One actor per cluster on that cluster's queue. A worker runs its lowest priority
-    numbers first: ``priority`` above 0 yields to writes that readers wait for, and the
-    standby's actors yield to the primary's (it serves the reads)."""
-    return {cluster: dramatiq.actor(partial(apply, cluster), actor_name=f"feed_{name}_{cluster}",
-                                    queue_name=cluster_queue(cluster),
-                                    priority=priority + STANDBY_LAG * (cluster != "primary"),
-                                    **RETRIES)
-            for cluster in CLUSTERS}
 
 
 def _deliver(cluster: Cluster, pin_id: int, board_id: int, created_us: int,
@@ -100,12 +85,12 @@ def _rebuild(cluster: Cluster, user_id: int) -> None:
     rebuild.rebuild(cluster, user_id)
 
 
-deliver_pin = _per_cluster("deliver_pin", _deliver)
-retract_pin = _per_cluster("retract_pin", _retract)
-apply_follow = _per_cluster("follow", _follow)
-apply_unfollow = _per_cluster("unfollow", _unfollow)
-count_writes = _per_cluster("count", _count, MAINTENANCE)
-trim_feed = _per_cluster("trim", _trim, MAINTENANCE)
-refill_feed = _per_cluster("refill", _refill, MAINTENANCE)
-rebuild_cluster_feed = _per_cluster("rebuild", _rebuild, MAINTENANCE)
-forget_user = _per_cluster("forget_user", _forget_user, MAINTENANCE)
+deliver_pin = per_cluster("feed_deliver_pin", _deliver)
+retract_pin = per_cluster("feed_retract_pin", _retract)
+apply_follow = per_cluster("feed_follow", _follow)
+apply_unfollow = per_cluster("feed_unfollow", _unfollow)
+count_writes = per_cluster("feed_count", _count, MAINTENANCE)
+trim_feed = per_cluster("feed_trim", _trim, MAINTENANCE)
+refill_feed = per_cluster("feed_refill", _refill, MAINTENANCE)
+rebuild_cluster_feed = per_cluster("feed_rebuild", _rebuild, MAINTENANCE)
+forget_user = per_cluster("feed_forget_user", _forget_user, MAINTENANCE)

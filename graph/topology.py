@@ -11,13 +11,13 @@ process learns of a promotion or a move even before its watch fires.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from functools import cache
 
 from coordination import registry
 from coordination.documents import WatchedDocument, cache_file
-from coordination.exceptions import CoordinationError, CoordinationUnavailable, DocumentConflict
+from coordination.exceptions import CoordinationError, CoordinationUnavailable, named_as
 from graph.conf import graph_settings
 from graph.exceptions import GraphUnavailable, VShardMapConflict, VShardMapError
 from graph.vshardmap import VShardMap
@@ -92,15 +92,9 @@ def read_fresh() -> VShardMap:
         return vshard_map_document().read_fresh()
 
 
-@contextmanager
-def _map_errors() -> Iterator[None]:
-    try:
-        yield
-    except DocumentConflict as exc:
-        raise VShardMapConflict("the vshard map changed meanwhile; run the command again")\
-            from exc
-    except CoordinationUnavailable as exc:
-        raise GraphUnavailable(str(exc)) from exc
+def _map_errors() -> AbstractContextManager[None]:
+    return named_as(GraphUnavailable, VShardMapConflict,
+                    "the vshard map changed meanwhile; run the command again")
 
 
 def address_of(instance: str) -> tuple[str, int]:

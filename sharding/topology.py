@@ -8,12 +8,11 @@ failures leave here as the shard map's own errors (:class:`ShardMapUnavailable`,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from functools import cache
 
 from coordination.documents import WatchedDocument, cache_file
-from coordination.exceptions import CoordinationUnavailable, DocumentConflict
+from coordination.exceptions import CoordinationUnavailable, named_as
 from coordination.zookeeper import create_node
 from sharding.conf import sharding_settings
 from sharding.exceptions import ShardMapConflict, ShardMapUnavailable
@@ -39,7 +38,7 @@ def current_map() -> ShardMap:
 
 def fresh_map() -> ShardMap:
     """The map as ZooKeeper holds it now (changes read this before they are made)."""
-    with _map_errors():
+    with named_as(ShardMapUnavailable, ShardMapConflict):
         return shard_map_document().read_fresh()
 
 
@@ -50,29 +49,19 @@ def initial_map() -> ShardMap:
 
 def publish_initial_map() -> bool:
     """Create the map in ZooKeeper unless one exists; True when created."""
-    with _map_errors():
+    with named_as(ShardMapUnavailable, ShardMapConflict):
         return shard_map_document().create(initial_map())
 
 
 def change_map(change: Callable[[ShardMap], ShardMap],
                expected_version: int | None = None) -> ShardMap:
     """Compare-and-set update of the map in ZooKeeper (fails closed when it is unreachable)."""
-    with _map_errors():
+    with named_as(ShardMapUnavailable, ShardMapConflict):
         return shard_map_document().update(change, expected_version)
 
 
 def copy_map(root: str) -> None:
     """Create, under another ZooKeeper ``root`` (a bench's deployment of its own on the same
     hosts), the shard map this process routes by: its masters are the ones serving now."""
-    with _map_errors():
+    with named_as(ShardMapUnavailable, ShardMapConflict):
         create_node(f"{root.rstrip('/')}/{MAP_NODE}", ShardMap.dumps(current_map()))
-
-
-@contextmanager
-def _map_errors() -> Iterator[None]:
-    try:
-        yield
-    except CoordinationUnavailable as exc:
-        raise ShardMapUnavailable(str(exc)) from exc
-    except DocumentConflict as exc:
-        raise ShardMapConflict(str(exc)) from exc

@@ -257,11 +257,20 @@ def _decode(queue: str, body: bytes) -> DeadLetter:
                       error=trace[-1] if trace else "")
 
 
+def ping(timeout: float) -> None:
+    """Open one AMQP connection to the broker and close it (``/readyz``); one attempt, at most
+    ``timeout`` seconds. :class:`QueueUnavailable` when RabbitMQ does not answer."""
+    with _connection(timeout, attempts=1):
+        pass
+
+
 @contextmanager
-def _connection() -> Iterator[Any]:
+def _connection(timeout: float = CONNECT_TIMEOUT_SECONDS, attempts: int | None = None,
+                ) -> Iterator[Any]:
     parameters = pika.URLParameters(settings.AMQP_URL)
-    parameters.socket_timeout = CONNECT_TIMEOUT_SECONDS
-    parameters.blocked_connection_timeout = CONNECT_TIMEOUT_SECONDS
+    parameters.socket_timeout = parameters.blocked_connection_timeout = timeout
+    if attempts is not None:
+        parameters.connection_attempts = attempts
     try:
         connection = pika.BlockingConnection(parameters)
     except pika.exceptions.AMQPError as exc:

@@ -65,13 +65,16 @@ class Chunk:
     def removals(self) -> list[bytes]:
         """Pool entries the chunk used up, dropped under the threshold, or found deleted."""
         pulled = {c.key for c in self.pulled}
-        return [c.key for c in (*self.mixed.taken, *self.mixed.dropped, *self.gone)
-                if c.key not in pulled]
+        return [key for key in self._spent() if key not in pulled]
 
     def pulled_to_keep(self) -> list[int]:
         """The pulled pins the chunk neither used nor dropped: for the ``following`` pool."""
-        used = {c.key for c in (*self.mixed.taken, *self.mixed.dropped, *self.gone)}
-        return [c.pin_id for c in self.pulled if c.key not in used]
+        spent = set(self._spent())
+        return [c.pin_id for c in self.pulled if c.key not in spent]
+
+    def _spent(self) -> list[bytes]:
+        """The keys of every candidate the chunk took, dropped or found deleted."""
+        return [c.key for c in (*self.mixed.taken, *self.mixed.dropped, *self.gone)]
 
 
 def chunk_size(state: dict[str, Any], now_us: int) -> int:

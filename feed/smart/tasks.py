@@ -12,12 +12,11 @@ with backoff like the feed's.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import partial
 from typing import Any
 
 import dramatiq
 
-from feed.queues import RETRIES, cluster_queue
+from feed.queues import RETRIES, per_cluster
 from feed.smart import generator, intake, materialized, pools
 from feed.smart.schema import Shown, Source
 from feed.store.pools import CLUSTERS, Cluster
@@ -117,15 +116,8 @@ def _forget_home(cluster: Cluster, user_id: int) -> None:
     materialized.forget(cluster, user_id)
 
 
-def _per_cluster(name: str, apply: Any, priority: int = 0) -> dict[Cluster, Any]:
-    return {cluster: dramatiq.actor(partial(apply, cluster), actor_name=f"smartfeed_{name}_"
-                                    f"{cluster}", queue_name=cluster_queue(cluster),
-                                    priority=priority + (cluster != "primary"), **RETRIES)
-            for cluster in CLUSTERS}
-
-
-materialize = _per_cluster("materialize", _materialize)
-forget_home = _per_cluster("forget_home", _forget_home, MAINTENANCE)
+materialize = per_cluster("smartfeed_materialize", _materialize)
+forget_home = per_cluster("smartfeed_forget_home", _forget_home, MAINTENANCE)
 
 
 def visit_messages(user_id: int, chunk: generator.Chunk, shown: list[Shown],

@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, cast
 
-import pika
-from django.conf import settings
 from django.db import connections
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
@@ -42,6 +40,7 @@ from pinsite.serving.access import status_endpoint
 from pinsite.serving.conf import serving_settings
 from sharding.hosts import require_alias
 from sharding.topology import current_map
+from toolkit.queue import ping
 
 TIMEOUT_SECONDS = 2.0
 ZOOKEEPER_WAIT_SECONDS = 1.0
@@ -141,7 +140,7 @@ def _checks() -> list[Check]:
         checks += [Check(f"{backend}:{master}", partial(probe, master)) for master in masters]
     checks += [Check(f"hbase:{cluster}", partial(_hbase, cluster), required=False)
                for cluster in hbase.SETTING]
-    checks.append(Check("queue", _queue))
+    checks.append(Check("queue", partial(ping, TIMEOUT_SECONDS)))
     return checks
 
 
@@ -176,13 +175,6 @@ def _zookeeper() -> None:
     if not zookeeper.connected(ZOOKEEPER_WAIT_SECONDS):
         raise CoordinationUnavailable(
             "no ZooKeeper session: shard and vshard map changes go unseen")
-
-
-def _queue() -> None:
-    parameters = pika.URLParameters(settings.AMQP_URL)
-    parameters.connection_attempts = 1
-    parameters.socket_timeout = parameters.blocked_connection_timeout = TIMEOUT_SECONDS
-    pika.BlockingConnection(parameters).close()
 
 
 def _raise(exc: Exception) -> None:

@@ -91,10 +91,8 @@ class Command(SubcommandCommand):
     def handle_attach_replica(self, master: str, replica: str, json: bool = False,
                               **_: Any) -> None:
         current = failover.attach_replica(master, replica)
-        if json:
-            self.print_json({"master": master, "replica": replica, "version": current.version})
-            return
-        self.stdout.write(f"{replica} now replicates {master} (map version {current.version})")
+        self.answer(json, {"master": master, "replica": replica, "version": current.version},
+                    f"{replica} now replicates {master} (map version {current.version})")
 
     def handle_init(self, **_: Any) -> None:
         created = topology.publish_initial_map()
