@@ -154,13 +154,30 @@ def _request(kind: str, me: BenchPinner, pinners: list[BenchPinner], image: byte
     raise ValueError(kind)
 
 
-def _in_process(kind: str, pinners: list[BenchPinner], image: bytes, samples: int) -> Latency:
-    rng = random.Random(kind)
-    client = Client()
+def _timed(kind: str, pinners: list[BenchPinner], image: bytes, samples: int,
+           rng: random.Random, prepared: Callable[[Request, BenchPinner], Callable[[], int]],
+           where: str) -> Latency:
+    """``samples`` requests of ``kind`` (after a warm-up) one at a time, each made ready by
+    ``prepared`` outside the timing and sent by the callable it returns (the status code)."""
     timings = []
     for index in range(-WARM_UP, samples):
         me = pinners[index % len(pinners)]
         request = _request(kind, me, pinners, image, rng)
+        send = prepared(request, me)
+        started = time.perf_counter_ns()
+        status = send()
+        if index >= 0:
+            timings.append((time.perf_counter_ns() - started) / 1000)
+        if status >= 400:
+            raise RuntimeError(f"{kind}: {request.method} {request.path} answered {status} "
+                               f"{where}")
+    return Latency.of(timings)
+
+
+def _in_process(kind: str, pinners: list[BenchPinner], image: bytes, samples: int) -> Latency:
+    client = Client()
+
+    def prepared(request: Request, me: BenchPinner) -> Callable[[], int]:
         headers = {"Authorization": f"Token {me.token}"} if request.auth else {}
         data: Any = request.data
         if request.files:
@@ -168,38 +185,25 @@ def _in_process(kind: str, pinners: list[BenchPinner], image: bytes, samples: in
             upload = io.BytesIO(content)
             upload.name = name
             data = {**(request.data or {}), "image": upload}
-        started = time.perf_counter_ns()
         if request.method == "POST":
-            response = client.post(request.path, data, headers=headers)
-        else:
-            response = client.generic(request.method, request.path, headers=headers)
-        if index >= 0:
-            timings.append((time.perf_counter_ns() - started) / 1000)
-        if response.status_code >= 400:
-            raise RuntimeError(f"{kind}: {request.method} {request.path} answered "
-                               f"{response.status_code} in process")
-    return Latency.of(timings)
+            return lambda: client.post(request.path, data, headers=headers).status_code
+        return lambda: client.generic(request.method, request.path, headers=headers).status_code
+
+    return _timed(kind, pinners, image, samples, random.Random(kind), prepared, "in process")
 
 
 def _one_client(url: str, kind: str, pinners: list[BenchPinner], image: bytes,
                 samples: int) -> Latency:
-    rng = random.Random(kind + "http")
     sessions = {p.user_id: _session(p) for p in pinners}
     anonymous = requests.Session()
-    timings = []
-    for index in range(-WARM_UP, samples):
-        me = pinners[index % len(pinners)]
-        request = _request(kind, me, pinners, image, rng)
+
+    def prepared(request: Request, me: BenchPinner) -> Callable[[], int]:
         session = sessions[me.user_id] if request.auth else anonymous
-        started = time.perf_counter_ns()
-        response = session.request(request.method, url + request.path, data=request.data,
-                                   files=request.files, timeout=30)
-        if index >= 0:
-            timings.append((time.perf_counter_ns() - started) / 1000)
-        if response.status_code >= 400:
-            raise RuntimeError(f"{kind}: {request.method} {request.path} answered "
-                               f"{response.status_code} over HTTP")
-    return Latency.of(timings)
+        return lambda: session.request(request.method, url + request.path, data=request.data,
+                                       files=request.files, timeout=30).status_code
+
+    return _timed(kind, pinners, image, samples, random.Random(kind + "http"), prepared,
+                  "over HTTP")
 
 
 def _load(url: str, clients: list[BenchPinner], image: bytes,

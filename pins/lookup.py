@@ -7,6 +7,9 @@ object does not exist is :class:`~pins.exceptions.NotFound`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from pins.domain import JSONObject
 from pins.exceptions import NotFound
 from sharding import objects
@@ -32,3 +35,18 @@ def replace(object_id: int, object_type: ObjectType, data: JSONObject) -> None:
         objects.update(object_id, data)
     except ObjectNotFound as exc:
         raise NotFound(f"No {object_type.name} {object_id}.") from exc
+
+
+Fields = dict[str, tuple[object | None, Callable[[Any], Any]]]
+
+
+def edit(object_id: int, object_type: ObjectType, data: JSONObject, fields: Fields) -> JSONObject:
+    """Clean each field of ``fields`` given (``(value, cleaner)``, value not None) into the
+    object's JSON and store it; the JSON now stored. Nothing is written when nothing changes."""
+    changed = dict(data)
+    for key, (value, clean) in fields.items():
+        if value is not None:
+            changed[key] = clean(value)
+    if changed != data:
+        replace(object_id, object_type, changed)
+    return changed

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable
-from typing import Any
 
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.validators import UnicodeUsernameValidator
@@ -96,17 +95,6 @@ def _validated(value: object, field: str, limit: int, validator: Callable[[str],
         except ValidationError as exc:
             raise InvalidContent(message(text), field=field) from exc
     return text
-
-
-def edited(data: dict[str, Any],
-           fields: dict[str, tuple[object | None, Callable[[Any], Any]]]) -> dict[str, Any]:
-    """``data`` with each field of ``fields`` given (``(value, cleaner)``, value not None)
-    replaced by its cleaned value: the fields an update changes."""
-    changed = dict(data)
-    for key, (value, clean) in fields.items():
-        if value is not None:
-            changed[key] = clean(value)
-    return changed
 
 
 def clean_title(value: object) -> str:

@@ -6,10 +6,10 @@ from pins import events
 from pins.actions.pins import delete_pins_of_board
 from pins.domain import Board, timestamp_text
 from pins.interests import clean_interest
-from pins.lookup import load, replace
+from pins.lookup import edit, load
 from pins.permissions import owned_board
 from pins.types import BOARD, USER, USER_HAS_BOARDS
-from pins.validation import clean_board_name, clean_description, edited
+from pins.validation import clean_board_name, clean_description
 from sharding import mappings, objects
 from sharding.hosts import atomic
 from sharding.ids import shard_of
@@ -38,12 +38,9 @@ def update_board(actor_id: int, board_id: int, *, name: str | None = None,
     field, an ``interest`` of ``""`` clears it. Pins made from then on carry the new
     interest."""
     board_id, data = owned_board(actor_id, board_id)
-    changed = edited(data, {"name": (name, clean_board_name),
-                            "description": (description, clean_description),
-                            "interest": (interest, clean_interest)})
-    if changed != data:
-        replace(board_id, BOARD, changed)
-    return Board.from_json(board_id, changed)
+    return Board.from_json(board_id, edit(board_id, BOARD, data, {
+        "name": (name, clean_board_name), "description": (description, clean_description),
+        "interest": (interest, clean_interest)}))
 
 
 def delete_board(actor_id: int, board_id: int) -> int:

@@ -14,7 +14,7 @@ from django.utils import timezone
 from pins import events
 from pins.domain import timestamp_text
 from pins.exceptions import UsernameTaken
-from pins.lookup import load, replace
+from pins.lookup import edit, load
 from pins.models import Pinner
 from pins.types import USER
 from pins.validation import (
@@ -58,11 +58,8 @@ def update_pinner(user_id: int, *, display_name: str | None = None) -> None:
     """Change a pinner's display name (``None`` keeps it; empty falls back to the
     username)."""
     user_id, data = load(user_id, USER)
-    changed = dict(data)
-    if display_name is not None:
-        changed["display_name"] = clean_display_name(display_name) or data["username"]
-    if changed != data:
-        replace(user_id, USER, changed)
+    edit(user_id, USER, data, {"display_name": (
+        display_name, lambda value: clean_display_name(value) or data["username"])})
 
 
 def random_open_shard() -> int:

@@ -24,10 +24,10 @@ from pins.images import (
     image_pin,
     store_image,
 )
-from pins.lookup import load, replace
+from pins.lookup import edit, load
 from pins.permissions import owned_board, owned_pin
 from pins.types import BOARD_HAS_PINS, IMAGE_HAS_PINS, PIN, PIN_HAS_REPINS, USER_HAS_PINS
-from pins.validation import clean_description, clean_link, clean_title, edited
+from pins.validation import clean_description, clean_link, clean_title
 from sharding import mappings, objects
 from sharding.hosts import atomic
 from sharding.ids import shard_of
@@ -73,12 +73,9 @@ def update_pin(actor_id: int, pin_id: int, *, title: str | None = None,
                description: str | None = None, link: str | None = None) -> Pin:
     """Change a pin's title, description or link (its pinner only); ``None`` keeps a field."""
     pin_id, data = owned_pin(actor_id, pin_id)
-    changed = edited(data, {"title": (title, clean_title),
-                            "description": (description, clean_description),
-                            "link": (link, clean_link)})
-    if changed != data:
-        replace(pin_id, PIN, changed)
-    return Pin.from_json(pin_id, changed)
+    return Pin.from_json(pin_id, edit(pin_id, PIN, data, {
+        "title": (title, clean_title), "description": (description, clean_description),
+        "link": (link, clean_link)}))
 
 
 def delete_pin(actor_id: int, pin_id: int) -> None:

@@ -89,8 +89,8 @@ class Writer:
     def __init__(self, environment: dict[str, str], users: list[int],
                  pause: float = 0.0) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.graph.failover_writer", "--after", "100",
-             "--users", ",".join(map(str, users)), "--pause", str(pause)],
+            [sys.executable, "-m", "benchmarks.writer", "--after", "100", "--deadline", "90",
+             "--follow", ",".join(map(str, users)), "--pause", str(pause)],
             cwd=REPO, env=environment, stdout=subprocess.PIPE, text=True)
         self.acknowledged: list[tuple[int, int]] = []
         self.errors: list[str] = []
@@ -101,7 +101,7 @@ class Writer:
         for line in self.process.stdout:
             status, _, detail = line.strip().partition(" ")
             if status == "OK":
-                follower, followee = detail.split()
+                _, _, follower, followee = detail.split()
                 self.acknowledged.append((int(follower), int(followee)))
             else:
                 self.errors.append(detail)

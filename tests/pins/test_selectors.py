@@ -21,6 +21,20 @@ def board_with_five_pins() -> tuple[int, list[int]]:
     return board.id, [new_pin(owner.user_id, board.id, title=f"Pin {n}").id for n in range(5)]
 
 
+@pytest.fixture
+def fetches(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
+    """The IDs asked of each ``objects.get_many`` call from here on."""
+    calls: list[list[int]] = []
+    real_get_many = objects.get_many
+
+    def counting_get_many(ids: list[int]) -> dict[int, dict[str, object]]:
+        calls.append(list(ids))
+        return real_get_many(ids)
+
+    monkeypatch.setattr(objects, "get_many", counting_get_many)
+    return calls
+
+
 def test_pages_walk_a_board_newest_first(board_with_five_pins: tuple[int, list[int]]) -> None:
     board_id, pin_ids = board_with_five_pins
     seen, cursor = [], None
@@ -35,18 +49,10 @@ def test_pages_walk_a_board_newest_first(board_with_five_pins: tuple[int, list[i
 
 
 def test_a_page_is_hydrated_with_one_object_fetch(board_with_five_pins: tuple[int, list[int]],
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+                                                  fetches: list[list[int]]) -> None:
     board_id, _ = board_with_five_pins
-    calls: list[list[int]] = []
-    real_get_many = objects.get_many
-
-    def counting_get_many(ids: list[int]) -> dict[int, dict[str, object]]:
-        calls.append(list(ids))
-        return real_get_many(ids)
-
-    monkeypatch.setattr(objects, "get_many", counting_get_many)
     assert len(pins_of_board(board_id, limit=5).items) == 5
-    assert len(calls) == 1 and len(calls[0]) == 5
+    assert len(fetches) == 1 and len(fetches[0]) == 5
 
 
 def test_a_list_entry_whose_object_is_gone_is_skipped(
@@ -97,20 +103,13 @@ def test_counts_follow_creates_and_deletes() -> None:
 
 
 def test_users_by_id_fetches_once_and_skips_what_is_gone_or_not_a_user(
-        board_with_five_pins: tuple[int, list[int]], monkeypatch: pytest.MonkeyPatch) -> None:
+        board_with_five_pins: tuple[int, list[int]], fetches: list[list[int]]) -> None:
     alice, bob, gone = new_pinner(), new_pinner(), new_pinner()
     objects.delete(gone.user_id)
-    calls: list[list[int]] = []
-    real_get_many = objects.get_many
-
-    def counting_get_many(ids: list[int]) -> dict[int, dict[str, object]]:
-        calls.append(list(ids))
-        return real_get_many(ids)
-
-    monkeypatch.setattr(objects, "get_many", counting_get_many)
     asked = [bob.user_id, gone.user_id, board_with_five_pins[1][0], alice.user_id, bob.user_id]
+    fetches.clear()
     found = selectors.users_by_id(asked)
-    assert len(calls) == 1
+    assert len(fetches) == 1
     assert list(found) == [bob.user_id, alice.user_id]
     assert found[alice.user_id] == selectors.get_user(alice.user_id)
 

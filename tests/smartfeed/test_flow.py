@@ -35,6 +35,18 @@ def settled(user: int, kind: Affinity, target: int, points: int = POINTS["follow
     assert wait_until(lambda: pools.affinity_points(user, [column]).get(column) == points)
 
 
+def followed_pins(count: int) -> tuple[int, list[int]]:
+    """A reader following a pinner, and ``count`` new pins of that pinner's, in the reader's
+    following pool."""
+    owner, reader = new_user("sfo"), new_user("sfr")
+    board = new_board(owner)
+    follow_user(reader, owner)
+    settled(reader, "p", owner)
+    pins = [new_pin(owner, board, f"pin {n}") for n in range(count)]
+    assert wait_until(lambda: len(pooled(reader, "following")) == count)
+    return reader, pins
+
+
 def test_a_new_pin_reaches_board_followers_and_interest_followers(worker: dramatiq.Worker,
                                                                   ) -> None:
     owner = new_user("sfo")
@@ -50,12 +62,7 @@ def test_a_new_pin_reaches_board_followers_and_interest_followers(worker: dramat
 
 def test_a_visit_shows_a_chunk_then_pages_into_the_materialized_feed(
         worker: dramatiq.Worker) -> None:
-    owner, reader = new_user("sfo"), new_user("sfr")
-    board = new_board(owner)
-    follow_user(reader, owner)
-    settled(reader, "p", owner)
-    pins = [new_pin(owner, board, f"pin {n}") for n in range(6)]
-    assert wait_until(lambda: len(pooled(reader, "following")) == 6)
+    reader, pins = followed_pins(6)
     first = home_page(reader, limit=4)
     assert first.outcome == "chunk" and first.new == 4
     assert {pin.id for pin in first.items} <= set(pins)
@@ -148,12 +155,7 @@ def test_a_deleted_pin_is_left_out_of_the_chunk_and_removed(worker: dramatiq.Wor
 
 def test_two_quick_visits_leave_each_pin_once_in_the_materialized_feed(
         worker: dramatiq.Worker) -> None:
-    owner, reader = new_user("sfo"), new_user("sfr")
-    board = new_board(owner)
-    follow_user(reader, owner)
-    settled(reader, "p", owner)
-    pins = [new_pin(owner, board, f"pin {n}") for n in range(4)]
-    assert wait_until(lambda: len(pooled(reader, "following")) == 4)
+    reader, pins = followed_pins(4)
     worker.pause()
     first, second = home_page(reader), home_page(reader)  # the queue applies neither yet
     worker.resume()

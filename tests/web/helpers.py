@@ -56,6 +56,13 @@ def text(response: Response) -> str:
     return response.content.decode()
 
 
+def next_fragment(page: str) -> str | None:
+    """The URL of the fragment that a page's "More" link names (what its script fetches), or
+    None on the last page."""
+    more = re.search(r'href="([^"]+)" rel="next"', page)
+    return None if more is None else more.group(1).replace("&amp;", "&") + "&fragment=1"
+
+
 def follow_buttons(response: Response) -> dict[str, str]:
     """``follow URL → "follow" | "unfollow"`` of every follow button on the page."""
     forms = re.findall(r'<form method="post" action="([^"]+)" class="follow".*?'

@@ -15,7 +15,7 @@ from feed.selectors import feed_page
 from pins.models import Pinner
 from pinsite.web import home
 from tests.polling import wait_until
-from tests.web.helpers import new_board, new_pin, text
+from tests.web.helpers import new_board, new_pin, next_fragment, text
 
 Login = Callable[[Pinner], Client]
 
@@ -54,9 +54,9 @@ def test_the_feed_is_paged_with_a_more_link_and_fragments(
     assert wait_until(lambda: len(feed_page(pinner.user_id).items) == 3)
     first = text(client.get("/following/"))
     assert re.findall(r'id="pin-(\d+)"', first) == [str(pins[2].id), str(pins[1].id)]
-    more = re.search(r'href="([^"]+)" rel="next"', first)
+    more = next_fragment(first)
     assert more is not None
-    fragment = text(client.get(more.group(1).replace("&amp;", "&") + "&fragment=1"))
+    fragment = text(client.get(more))
     assert "<html" not in fragment and 'rel="next"' not in fragment
     assert re.findall(r'id="pin-(\d+)"', fragment) == [str(pins[0].id)]
 
@@ -95,8 +95,8 @@ def test_infinite_scroll_goes_on_past_the_feeds_cap_by_pull(
         """What the script shows: the page, then each fragment its "More" link names."""
         page = text(client.get("/following/"))
         shown = [int(found) for found in re.findall(r'id="pin-(\d+)"', page)]
-        while (more := re.search(r'href="([^"]+)" rel="next"', page)) is not None:
-            page = text(client.get(more.group(1).replace("&amp;", "&") + "&fragment=1"))
+        while (more := next_fragment(page)) is not None:
+            page = text(client.get(more))
             shown += [int(found) for found in re.findall(r'id="pin-(\d+)"', page)]
         return shown
 

@@ -10,7 +10,7 @@ from django.test import Client
 from pins.models import Pinner
 from pinsite.web.paging import PIN_PAGE
 from tests.sharding.helpers import queries_per_host
-from tests.web.helpers import many_pins, new_board, text
+from tests.web.helpers import many_pins, new_board, next_fragment, text
 
 BIG = 3000
 SMALL = PIN_PAGE * 2
@@ -55,6 +55,5 @@ def test_following_the_more_links_walks_the_board_without_repeats(
     while url:
         page = text(client.get(url))
         seen += re.findall(r'id="pin-(\d+)"', page)
-        more = re.search(r'href="([^"]+)" rel="next"', page)
-        url = more.group(1).replace("&amp;", "&") + "&fragment=1" if more else None
+        url = next_fragment(page)
     assert len(seen) == len(set(seen)) == count
