@@ -9,10 +9,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-CPU_STATS = Path("/proc/stat")
+from benchmarks.cpu import PROC, machine_ticks
 
 
 @dataclass(frozen=True)
@@ -69,13 +68,13 @@ def wait_until_quiet(idle: float = 0.7, window: float = 0.5, longest: float = 30
     most ``longest`` seconds), so that work started before (a set-up's 10,000 inserts being
     flushed by MySQL, say) does not land in the measurement; returns the seconds waited.
     Without ``/proc/stat`` (not Linux) it returns at once."""
-    if not CPU_STATS.exists():
+    if not (PROC / "stat").exists():
         return 0.0
     started = time.monotonic()
-    before = _cpu_times()
+    before = machine_ticks()
     while time.monotonic() - started < longest:
         time.sleep(window)
-        after = _cpu_times()
+        after = machine_ticks()
         busy, total = after[0] - before[0], after[1] - before[1]
         if total and (total - busy) / total >= idle:
             break
@@ -83,8 +82,3 @@ def wait_until_quiet(idle: float = 0.7, window: float = 0.5, longest: float = 30
     return round(time.monotonic() - started, 1)
 
 
-def _cpu_times() -> tuple[int, int]:
-    """(busy, total) jiffies of all CPUs; idle and I/O wait count as not busy."""
-    fields = [int(value) for value in CPU_STATS.read_text().split("\n", 1)[0].split()[1:]]
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
-    return sum(fields) - idle, sum(fields)

@@ -13,6 +13,9 @@ called in process.
    Before each phase the queues are drained and the machine left to go quiet.
 4. **Load.** ``clients`` threads, each a pinner with its own keep-alive session, make the mix
    below for ``seconds`` seconds: requests/s, p50/p99 per kind, 5xx and other failures.
+5. **CPU.** From the load's start until the queue work it caused is done: the machine's CPU
+   per request and each kind of process's (:mod:`benchmarks.cpu`), beside the CPU the same
+   mix costs called in process (2).
 
 The mix: feed 30%, home 15%, profile 15%, board 10%, pin page (HTML) 10%, follow/unfollow 10%,
 batch check 5%, pin creation 5%. Loopback only; every figure comes from the same run.
@@ -41,7 +44,8 @@ from django.test import Client
 from PIL import Image
 from rest_framework.authtoken.models import Token
 
-from benchmarks.measure import Latency, wait_until_quiet
+from benchmarks import cpu
+from benchmarks.measure import Latency, ratio, wait_until_quiet
 from devstack.ports import free_loopback_ports
 from graph import actions as graph
 from pins.actions import create_board, create_pin, create_pinner
@@ -95,31 +99,53 @@ def run(clients: int, seconds: float, samples: int, workers: int, threads: int,
         progress: Callable[[str], None]) -> dict[str, Any]:
     pinners = _population(max(clients, 8) * 2, progress)
     image = _png()
-    in_process: dict[str, Latency] = {}
+    in_process: dict[str, Timed] = {}
     one_client: dict[str, Latency] = {}
-    with _site(workers, threads, progress) as url:
+    site = _site(workers, threads, progress)
+    with site as url:
         for kind in MIX:
             progress(f"{kind}: in process, then over one kept-alive connection")
             _settle()
             in_process[kind] = _in_process(kind, pinners, image, samples)
             _settle()
-            one_client[kind] = _one_client(url, kind, pinners, image, samples)
+            one_client[kind] = _one_client(url, kind, pinners, image, samples).latency
         progress(f"{clients} clients for {seconds:g} s")
         _settle()
+        before = cpu.snapshot()
         load = _load(url, pinners[:clients], image, seconds)
+        _drain()
+        use = cpu.used(before, cpu.snapshot(), cpu.groups_of_site(site.pid, os.getpid()))
     return {
         "clients": clients, "seconds": seconds, "web_workers": workers, "web_threads": threads,
         "cores": os.cpu_count(),
         "per_kind": {kind: {
-            "in_process": in_process[kind].to_json(),
+            "in_process": in_process[kind].latency.to_json(),
             "keep_alive_one_client": one_client[kind].to_json(),
             "http_overhead_p50_ms": round((one_client[kind].p50_us
-                                           - in_process[kind].p50_us) / 1000, 2),
+                                           - in_process[kind].latency.p50_us) / 1000, 2),
+            "cpu_ms_in_process": round(in_process[kind].cpu_ms, 3),
             "under_load": load["kinds"].get(kind)} for kind in MIX},
         "requests_per_second": load["requests_per_second"],
         "requests": load["requests"], "server_errors_5xx": load["server_errors"],
         "other_failures": load["failures"],
+        **_cpu_per_request(use, load, in_process),
     }
+
+
+def _cpu_per_request(use: cpu.CpuUse, load: dict[str, Any],
+                     in_process: dict[str, Timed]) -> dict[str, Any]:
+    """The load's CPU per request (the queue work it caused included): the machine's, the web
+    processes', and the view's in process for the same mix (each kind's in-process CPU,
+    weighted by how often the load made it)."""
+    made = {kind: figures["samples"] for kind, figures in load["kinds"].items()}
+    view = sum(in_process[kind].cpu_ms * count for kind, count in made.items()) / max(
+        1, sum(made.values()))
+    per_request = use.per(load["requests"])
+    web = per_request.get("web", 0.0)
+    return {"cpu_ms_per_request": {"machine": per_request.get("machine", 0.0), "web": web,
+                                   "view_in_process": round(view, 3),
+                                   "web_to_view": ratio(web, view)},
+            "cpu_ms_per_request_by_group": per_request}
 
 
 # --- Requests --------------------------------------------------------------------------------
@@ -154,27 +180,35 @@ def _request(kind: str, me: BenchPinner, pinners: list[BenchPinner], image: byte
     raise ValueError(kind)
 
 
+@dataclass(frozen=True)
+class Timed:
+    latency: Latency
+    cpu_ms: float
+    """This process's mean CPU time per request (every thread of it)."""
+
+
 def _timed(kind: str, pinners: list[BenchPinner], image: bytes, samples: int,
            rng: random.Random, prepared: Callable[[Request, BenchPinner], Callable[[], int]],
-           where: str) -> Latency:
+           where: str) -> Timed:
     """``samples`` requests of ``kind`` (after a warm-up) one at a time, each made ready by
     ``prepared`` outside the timing and sent by the callable it returns (the status code)."""
-    timings = []
+    timings, cpu_ns = [], 0
     for index in range(-WARM_UP, samples):
         me = pinners[index % len(pinners)]
         request = _request(kind, me, pinners, image, rng)
         send = prepared(request, me)
-        started = time.perf_counter_ns()
+        started, cpu_started = time.perf_counter_ns(), time.process_time_ns()
         status = send()
         if index >= 0:
             timings.append((time.perf_counter_ns() - started) / 1000)
+            cpu_ns += time.process_time_ns() - cpu_started
         if status >= 400:
             raise RuntimeError(f"{kind}: {request.method} {request.path} answered {status} "
                                f"{where}")
-    return Latency.of(timings)
+    return Timed(Latency.of(timings), cpu_ns / 1e6 / max(1, samples))
 
 
-def _in_process(kind: str, pinners: list[BenchPinner], image: bytes, samples: int) -> Latency:
+def _in_process(kind: str, pinners: list[BenchPinner], image: bytes, samples: int) -> Timed:
     client = Client()
 
     def prepared(request: Request, me: BenchPinner) -> Callable[[], int]:
@@ -193,7 +227,7 @@ def _in_process(kind: str, pinners: list[BenchPinner], image: bytes, samples: in
 
 
 def _one_client(url: str, kind: str, pinners: list[BenchPinner], image: bytes,
-                samples: int) -> Latency:
+                samples: int) -> Timed:
     sessions = {p.user_id: _session(p) for p in pinners}
     anonymous = requests.Session()
 
@@ -261,13 +295,20 @@ def _load(url: str, clients: list[BenchPinner], image: bytes,
             **counts}
 
 
-def _settle(longest: float = 120.0) -> None:
-    """Wait until the site's queue workers have nothing ready (the work the last phase's
+def _settle() -> None:
+    """Wait until the site's queue workers have nothing left (the work the last phase's
     writes caused) and the machine is quiet, so no phase pays for the one before."""
-    deadline = time.monotonic() + longest
-    while time.monotonic() < deadline and any(depth.ready for depth in queue_depths()):
-        time.sleep(0.2)
+    _drain()
     wait_until_quiet()
+
+
+def _drain(longest: float = 120.0) -> None:
+    """Wait until the site's queue workers have nothing ready or delayed (deliveries' counts
+    wait a second in the delay queue)."""
+    deadline = time.monotonic() + longest
+    while time.monotonic() < deadline and any(depth.ready or depth.delayed
+                                              for depth in queue_depths()):
+        time.sleep(0.2)
 
 
 def _session(pinner: BenchPinner) -> requests.Session:
@@ -311,6 +352,11 @@ class _site:
     def __init__(self, workers: int, threads: int, progress: Callable[[str], None]) -> None:
         self.workers, self.threads, self.progress = workers, threads, progress
         self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None, "the site is not started"
+        return self.process.pid
 
     def __enter__(self) -> str:
         [port] = free_loopback_ports(1)

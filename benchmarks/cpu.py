@@ -1,0 +1,144 @@
+"""CPU time over a stretch of work, for the whole machine and by kind of process, from /proc.
+
+>>> before = snapshot()
+>>> ...  # the load
+>>> use = used(before, snapshot(), groups_of_site(site_pid, os.getpid()))
+>>> use.machine_ms, use.by_group["web"]
+
+The machine's figure is every CPU's busy time (user, system, interrupts: all but idle and I/O
+wait) from ``/proc/stat``; the groups sum ``utime + stime`` of the processes alive at the end
+(a process started in between counts whole), each put in a group by its command line or by the
+process it descends from. ``other`` is the processes of no group and what no process alive
+at the end accounts for (processes that ended in between, the kernel's own threads). Linux
+only: elsewhere every figure is 0.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+PROC = Path("/proc")
+TICK_MS = 1000 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 10.0
+
+STORES = (
+    ("mysql", ("mariadbd", "mysqld")),
+    ("redis", ("redis-server", "redis-sentinel")),
+    ("hbase", ("org.apache.hadoop.hbase",)),
+    ("zookeeper", ("org.apache.zookeeper",)),
+    ("rabbitmq", ("beam.smp", "rabbit", "epmd", "erl_child_setup")),
+)
+"""Groups of the stores, each with words of their command lines."""
+
+
+@dataclass(frozen=True)
+class Process:
+    pid: int
+    parent: int
+    command: str
+    ticks: int
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    busy_ticks: int
+    processes: dict[int, Process]
+
+
+@dataclass(frozen=True)
+class CpuUse:
+    """CPU milliseconds spent between two snapshots."""
+
+    machine_ms: float
+    by_group: dict[str, float]
+
+    def per(self, count: int) -> dict[str, float]:
+        """The figures divided by ``count`` (requests, operations): ``machine`` and each
+        group's, ``other`` included."""
+        shares = {"machine": self.machine_ms, **self.by_group}
+        return {name: round(ms / count, 3) for name, ms in shares.items()} if count else {}
+
+
+def snapshot() -> Snapshot:
+    if not (PROC / "stat").exists():
+        return Snapshot(0, {})
+    return Snapshot(machine_ticks()[0], {p.pid: p for p in _processes()})
+
+
+def used(before: Snapshot, after: Snapshot, group_of: Callable[[Process, dict[int, Process]], str],
+         ) -> CpuUse:
+    """What was spent from ``before`` to ``after``, by the groups ``group_of`` names."""
+    machine = (after.busy_ticks - before.busy_ticks) * TICK_MS
+    groups: dict[str, float] = {}
+    for process in after.processes.values():
+        earlier = before.processes.get(process.pid)
+        same = earlier is not None and earlier.command == process.command
+        ticks = process.ticks - (earlier.ticks if same and earlier else 0)
+        if ticks > 0:
+            name = group_of(process, after.processes)
+            groups[name] = groups.get(name, 0.0) + ticks * TICK_MS
+    groups["other"] = groups.get("other", 0.0) + max(0.0, machine - sum(groups.values()))
+    return CpuUse(round(machine, 1), {name: round(ms, 1) for name, ms in sorted(groups.items())})
+
+
+def groups_of_site(site_pid: int, generator_pid: int,
+                   ) -> Callable[[Process, dict[int, Process]], str]:
+    """Group a process as ``web`` (gunicorn under the site's process), ``queue`` (its
+    Dramatiq workers), ``site`` (the supervising command), ``load generator`` (the bench's own
+    process), one of :data:`STORES`, ``kernel`` (its threads: loopback networking, disk
+    writes), or ``other``."""
+
+    def group_of(process: Process, processes: dict[int, Process]) -> str:
+        if process.pid == generator_pid:
+            return "load generator"
+        for ancestor in _lineage(process, processes):
+            if ancestor.parent == site_pid:
+                return "web" if "gunicorn" in ancestor.command else "queue"
+            if ancestor.pid == site_pid:
+                return "site"
+        for name, words in STORES:
+            if any(word in process.command for word in words):
+                return name
+        return "kernel" if process.command.startswith("[") else "other"
+
+    return group_of
+
+
+def _lineage(process: Process, processes: dict[int, Process]) -> list[Process]:
+    """The process and its ancestors among ``processes``, nearest first."""
+    chain, seen = [], set()
+    current: Process | None = process
+    while current is not None and current.pid not in seen:
+        chain.append(current)
+        seen.add(current.pid)
+        current = processes.get(current.parent)
+    return chain
+
+
+def machine_ticks() -> tuple[int, int]:
+    """(busy, total) clock ticks of all CPUs since boot; idle and I/O wait count as not busy
+    (guest time is already in user time)."""
+    fields = [int(value) for value in (PROC / "stat").read_text().split("\n", 1)[0].split()[1:]]
+    total = sum(fields[:8])  # user, nice, system, idle, iowait, irq, softirq, steal
+    return total - fields[3] - fields[4], total
+
+
+def _processes() -> list[Process]:
+    found = []
+    for entry in PROC.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(
+                errors="replace")
+        except OSError:  # ended meanwhile
+            continue
+        # "pid (name) state ppid ... utime stime ...": a kernel thread has no command line
+        name_ends = stat.rindex(")")
+        name, fields = stat[stat.index("(") + 1:name_ends], stat[name_ends + 2:].split()
+        found.append(Process(int(entry.name), int(fields[1]), command.strip() or f"[{name}]",
+                             int(fields[11]) + int(fields[12])))
+    return found

@@ -1,0 +1,51 @@
+"""CPU time by kind of process: a site's web worker, the load generator, the machine."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+from benchmarks import cpu
+
+BURN = ("import time\nwhile time.process_time() < {seconds}: pass\nprint('burnt', flush=True)\n"
+        "time.sleep(3600)\n")
+
+SITE = """import subprocess, sys
+worker = subprocess.Popen([sys.executable, '-c', {burn!r}, 'gunicorn'], stdout=sys.stdout)
+sys.stdin.read()
+worker.kill()
+"""
+"""A stand-in for ``runsite``: a child whose command line names gunicorn burns CPU and stays
+until the site's input closes (a process that has ended is not counted)."""
+
+
+def test_a_site_workers_cpu_counts_as_web_and_the_benchs_own_as_the_load_generator() -> None:
+    before = cpu.snapshot()
+    site = subprocess.Popen([sys.executable, "-c", SITE.format(burn=BURN.format(seconds=0.5))],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert site.stdout is not None and site.stdout.readline() == "burnt\n"
+        own = time.process_time()
+        while time.process_time() - own < 0.3:
+            pass
+        use = cpu.used(before, cpu.snapshot(), cpu.groups_of_site(site.pid, os.getpid()))
+    finally:
+        site.communicate("")
+    # processes' CPU is sampled in clock ticks (10 ms), the machine's separately: a margin
+    assert use.by_group["web"] >= 450
+    assert use.by_group["load generator"] >= 250
+    assert use.machine_ms >= 0.8 * (use.by_group["web"] + use.by_group["load generator"])
+    assert use.by_group["other"] >= 0
+
+
+def test_figures_per_operation_include_the_machine_and_every_group() -> None:
+    use = cpu.CpuUse(120.0, {"web": 60.0, "other": 6.0})
+    assert use.per(12) == {"machine": 10.0, "web": 5.0, "other": 0.5}
+    assert use.per(0) == {}
+
+
+def test_the_machine_is_busy_less_than_it_is_up() -> None:
+    busy, total = cpu.machine_ticks()
+    assert 0 < busy < total
