@@ -74,8 +74,9 @@ def used(before: Snapshot, after: Snapshot, group_of: Callable[[Process, dict[in
     groups: dict[str, float] = {}
     for process in after.processes.values():
         earlier = before.processes.get(process.pid)
-        same = earlier is not None and earlier.command == process.command
-        ticks = process.ticks - (earlier.ticks if same and earlier else 0)
+        if earlier is not None and earlier.command != process.command:
+            earlier = None  # its pid was reused: a new process
+        ticks = process.ticks - (earlier.ticks if earlier else 0)
         if ticks > 0:
             name = group_of(process, after.processes)
             groups[name] = groups.get(name, 0.0) + ticks * TICK_MS

@@ -9,7 +9,7 @@ failures leave here as the shard map's own errors (:class:`ShardMapUnavailable`,
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
 
 from coordination.documents import WatchedDocument, cache_file
 from coordination.exceptions import CoordinationUnavailable, named_as
@@ -38,7 +38,7 @@ def current_map() -> ShardMap:
 
 def fresh_map() -> ShardMap:
     """The map as ZooKeeper holds it now (changes read this before they are made)."""
-    with named_as(ShardMapUnavailable, ShardMapConflict):
+    with _map_errors():
         return shard_map_document().read_fresh()
 
 
@@ -49,19 +49,23 @@ def initial_map() -> ShardMap:
 
 def publish_initial_map() -> bool:
     """Create the map in ZooKeeper unless one exists; True when created."""
-    with named_as(ShardMapUnavailable, ShardMapConflict):
+    with _map_errors():
         return shard_map_document().create(initial_map())
 
 
 def change_map(change: Callable[[ShardMap], ShardMap],
                expected_version: int | None = None) -> ShardMap:
     """Compare-and-set update of the map in ZooKeeper (fails closed when it is unreachable)."""
-    with named_as(ShardMapUnavailable, ShardMapConflict):
+    with _map_errors():
         return shard_map_document().update(change, expected_version)
 
 
 def copy_map(root: str) -> None:
     """Create, under another ZooKeeper ``root`` (a bench's deployment of its own on the same
     hosts), the shard map this process routes by: its masters are the ones serving now."""
-    with named_as(ShardMapUnavailable, ShardMapConflict):
+    with _map_errors():
         create_node(f"{root.rstrip('/')}/{MAP_NODE}", ShardMap.dumps(current_map()))
+
+
+_map_errors = partial(named_as, ShardMapUnavailable, ShardMapConflict)
+"""Inside the block, coordination's errors leave as the shard map's."""

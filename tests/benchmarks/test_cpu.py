@@ -9,16 +9,18 @@ import time
 
 from benchmarks import cpu
 
-BURN = ("import time\nwhile time.process_time() < {seconds}: pass\nprint('burnt', flush=True)\n"
-        "time.sleep(3600)\n")
+BURN = ("import sys, time\nwhile time.process_time() < {seconds}: pass\n"
+        "print('burnt', flush=True)\nsys.stdin.read()\n")
 
 SITE = """import subprocess, sys
-worker = subprocess.Popen([sys.executable, '-c', {burn!r}, 'gunicorn'], stdout=sys.stdout)
+worker = subprocess.Popen([sys.executable, '-c', {burn!r}, 'gunicorn'], stdin=subprocess.PIPE,
+                          stdout=sys.stdout)
 sys.stdin.read()
-worker.kill()
+worker.communicate()
 """
 """A stand-in for ``runsite``: a child whose command line names gunicorn burns CPU and stays
-until the site's input closes (a process that has ended is not counted)."""
+until its input closes, which the site does once its own input closes (a process that has
+ended is not counted)."""
 
 
 def test_a_site_workers_cpu_counts_as_web_and_the_benchs_own_as_the_load_generator() -> None:
