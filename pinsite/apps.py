@@ -9,6 +9,8 @@ class PinsiteConfig(AppConfig):
 
     def ready(self) -> None:
         from pinsite import checks  # noqa: F401  (registers the deployment checks)
+        from pinsite.api import tokens
         from toolkit import queue
 
         queue.configure_broker()
+        tokens.connect()

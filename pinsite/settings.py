@@ -298,7 +298,7 @@ REST_FRAMEWORK = {
         "credentials": env.text("PINSITE_API_CREDENTIAL_RATE", "20/minute"),
     },
     "DEFAULT_PARSER_CLASSES": ["pinsite.api.parsers.BoundedJSONParser"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["pinsite.api.renderers.FastJSONRenderer"],
     "EXCEPTION_HANDLER": "pinsite.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "pinsite.api.schema.PinsiteAutoSchema",
 }

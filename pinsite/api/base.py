@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 from rest_framework import serializers
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -24,6 +23,7 @@ from rest_framework.views import APIView
 from pinsite.api.pagination import PageQuery, page_query, page_response
 from pinsite.api.parsers import BoundedJSONParser
 from pinsite.api.permissions import ReadOnlyOrPinner, acting_pinner
+from pinsite.api.renderers import FastJSONRenderer
 from pinsite.api.throttles import WriteThrottle
 
 
@@ -33,7 +33,7 @@ class PinsiteView(APIView):
     permission_classes = [ReadOnlyOrPinner]
     throttle_classes = [WriteThrottle]
     parser_classes = [BoundedJSONParser]
-    renderer_classes = [JSONRenderer]
+    renderer_classes = [FastJSONRenderer]
 
     def pinner_id(self) -> int:
         """The 64-bit user ID of the requesting pinner."""
