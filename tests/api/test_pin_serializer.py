@@ -19,7 +19,8 @@ ids = st.integers(min_value=1, max_value=2**62)
 text = st.text(max_size=40)
 pins = st.builds(
     Pin, id=ids, board_id=ids, pinner_id=ids, title=text, description=text, link=text,
-    image=st.from_regex(r"pins/[a-z0-9]{2}/[a-z0-9]{8}\.jpg", fullmatch=True),
+    image=st.from_regex(r"pins/[a-z0-9]{2}/[a-z0-9]{8}\.jpg", fullmatch=True)
+    | st.from_regex(r"pins/[a-z0-9 é%#?.]{1,8}\.jpg", fullmatch=True),
     thumbnail=st.from_regex(r"thumbs/[a-z0-9]{2}/[a-z0-9]{8}\.jpg", fullmatch=True),
     width=st.integers(1, 5000), height=st.integers(1, 5000),
     created=st.datetimes(min_value=datetime(2010, 1, 1), max_value=datetime(2040, 1, 1),

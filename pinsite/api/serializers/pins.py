@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
+from django.utils import timezone
 from rest_framework import serializers
 
 from pins.domain import Pin
@@ -51,10 +53,21 @@ class PinSerializer(serializers.Serializer[Any]):
             "link": _text(pin.link),
             "image_url": self.get_image_url(pin), "thumbnail_url": self.get_thumbnail_url(pin),
             "width": _number(pin.width), "height": _number(pin.height),
-            "created": self.fields["created"].to_representation(pin.created),
+            "created": self._timestamp(pin.created),
             "source_pin_id": None if pin.source_pin_id is None else str(pin.source_pin_id),
             "interest": _text(pin.interest),
         }
+
+    def _timestamp(self, value: datetime) -> str:
+        """What DRF's ``DateTimeField`` writes (ISO 8601 in the current time zone, ``Z`` for
+        UTC), with the zone looked up once per response rather than once a pin."""
+        zone = self.context.get("_zone")
+        if zone is None:
+            zone = self.context["_zone"] = timezone.get_current_timezone()
+        if value.tzinfo is None:
+            return str(_CREATED.to_representation(value))
+        text = value.astimezone(zone).isoformat()
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
 
     def get_image_url(self, pin: Pin) -> str:
         return self._absolute(pin.image_url)
@@ -72,6 +85,9 @@ class PinSerializer(serializers.Serializer[Any]):
         if origin is None:
             origin = self.context["_origin"] = request.build_absolute_uri("/")[:-1]
         return origin + url
+
+
+_CREATED = serializers.DateTimeField()
 
 
 def _text(value: str | None) -> str | None:
