@@ -16,6 +16,8 @@ called in process.
 5. **CPU.** From the load's start until the queue work it caused is done: the machine's CPU
    per request and each kind of process's (:mod:`benchmarks.cpu`), beside the CPU the same
    mix costs called in process (2).
+6. **Against the plain peer** (``--peer``): the feed page beside a plain one-database Django +
+   DRF implementation of it at two data sizes (:mod:`benchmarks.peer`).
 
 The mix: feed 30%, home 15%, profile 15%, board 10%, pin page (HTML) 10%, follow/unfollow 10%,
 batch check 5%, pin creation 5%. Loopback only; every figure comes from the same run.
@@ -45,6 +47,7 @@ from PIL import Image
 from rest_framework.authtoken.models import Token
 
 from benchmarks import cpu
+from benchmarks import peer as peers
 from benchmarks.measure import Latency, ratio, wait_until_quiet
 from devstack.ports import free_loopback_ports
 from graph import actions as graph
@@ -93,9 +96,12 @@ def add_arguments(parser: CommandParser) -> None:
                         help="web worker processes of the bench's site")
     parser.add_argument("--threads", type=int, action=Bounded, default=4,
                         help="threads per web worker")
+    parser.add_argument("--peer", action="store_true",
+                        help="then the feed page against a plain one-database Django + DRF "
+                             "implementation of it (benchmarks.peer; fills its database once)")
 
 
-def run(clients: int, seconds: float, samples: int, workers: int, threads: int,
+def run(clients: int, seconds: float, samples: int, workers: int, threads: int, peer: bool,
         progress: Callable[[str], None]) -> dict[str, Any]:
     pinners = _population(max(clients, 8) * 2, progress)
     image = _png()
@@ -115,6 +121,9 @@ def run(clients: int, seconds: float, samples: int, workers: int, threads: int,
         load = _load(url, pinners[:clients], image, seconds)
         _drain()
         use = cpu.used(before, cpu.snapshot(), cpu.groups_of_site(site.pid, os.getpid()))
+        against = ({"feed_vs_plain_django": peers.compare(url, clients, seconds, workers, threads,
+                                                          image, _settle, progress)}
+                   if peer else {})
     return {
         "clients": clients, "seconds": seconds, "web_workers": workers, "web_threads": threads,
         "cores": os.cpu_count(),
@@ -129,6 +138,7 @@ def run(clients: int, seconds: float, samples: int, workers: int, threads: int,
         "requests": load["requests"], "server_errors_5xx": load["server_errors"],
         "other_failures": load["failures"],
         **_cpu_per_request(use, load, in_process),
+        **against,
     }
 
 
