@@ -31,6 +31,9 @@ REDIS_PAIRS = (("redis001a", 381, "redis001b", 382), ("redis002a", 391, "redis00
 SENTINELS = (("sentinel1", 401), ("sentinel2", 402), ("sentinel3", 403))
 ZOOKEEPER_OFFSET = 181
 AMQP_OFFSET, DIST_OFFSET, EPMD_OFFSET = 672, 673, 369
+SERVING_PROFILE = "dev"
+"""The stack that serves for hours (``make run``, the benches): its HBase JVMs keep HotSpot's
+C2 compiler (:data:`devstack.hbase.service.QUICK_JIT`)."""
 HBASE_CLUSTERS = (("hbase1", 90, "primary"), ("hbase2", 91, "standby"), ("hbase3", 92, "pools"))
 """(gateway, Thrift port offset, role) of each HBase cluster; its server JVM, ``<gateway>-server``,
 takes offsets 1N0 to 1N3 (hbase1: 110 master, 111 master web UI, 112 region server, 113
@@ -97,6 +100,8 @@ def _hbase_cluster(profile: Profile, name: str, offset: int, role: str,
                          host=profile.host(server_name))
     gateway = HBaseThrift(name, profile.port(offset), profile.var_dir / name, cluster=server,
                           role=role, host=profile.host(name))
+    for jvm in (server, gateway):
+        jvm.quick_jit = profile.name != SERVING_PROFILE
     return [server, gateway]
 
 

@@ -37,10 +37,12 @@ JDK11_FLAGS = [
                           "java.base/sun.net.dns", "java.base/sun.net.util")
       for flag in ("--add-exports", f"{export}=ALL-UNNAMED")],
 ]
-# The C1 compiler only: on two cores shared by six HBase JVMs, C2's compiler threads took
-# about half of a young JVM's CPU, more than its faster code gave back. Without them the test
-# stack's three clusters start in 31 s instead of 52 s (55 CPU-seconds instead of 91), and the
-# suite's HBase scenarios run in 175 s instead of 240 s (docs/hbase.md, "Sized and measured").
+# The C1 compiler only, for stacks that live minutes (the test stack): on two cores shared by
+# six HBase JVMs, C2's compiler threads took about half of a young JVM's CPU, more than its
+# faster code gave back. Without them the test stack's three clusters start in 31 s instead of
+# 52 s (55 CPU-seconds instead of 91), and the suite's HBase scenarios run in 175 s instead of
+# 240 s (docs/hbase.md, "Sized and measured"). A stack that serves for hours (``dev``) keeps
+# C2: once warm, a feed row read costs its cluster a third of the CPU (docs/decisions.md).
 QUICK_JIT = ["-XX:TieredStopAtLevel=1"]
 MASTER_CLASS = "org.apache.hadoop.hbase.master.HMaster"
 THRIFT_CLASS = "org.apache.hadoop.hbase.thrift.ThriftServer"
@@ -50,6 +52,8 @@ class _HBaseJVM(Service):
     """A JVM of HBase's, configured from ``conf/`` in its home."""
 
     heap: ClassVar[list[str]] = []
+    quick_jit = True
+    """C1 only (:data:`QUICK_JIT`); False for a stack that serves for hours."""
 
     @property
     def conf_dir(self) -> Path:
@@ -85,7 +89,8 @@ class _HBaseJVM(Service):
 
     def command(self) -> list[str]:
         return [
-            runtime.java(), self.marker, *self.heap, "-XX:+UseSerialGC", *QUICK_JIT,
+            runtime.java(), self.marker, *self.heap, "-XX:+UseSerialGC",
+            *(QUICK_JIT if self.quick_jit else []),
             "-XX:PerfDataSamplingInterval=1000",
             "-XX:OnOutOfMemoryError=kill -9 %p", "-Djava.net.preferIPv4Stack=true",
             *JDK11_FLAGS,

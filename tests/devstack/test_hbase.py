@@ -26,6 +26,8 @@ from devstack.hbase import admin, runtime
 from devstack.hbase.probe import cluster_serving
 from devstack.hbase.service import HBaseServer, HBaseThrift
 from devstack.process import is_alive
+from devstack.profile import Profile
+from devstack.services import build_services
 from tests.addresses import CLOSED
 
 SCRATCH = "pinsite_devstack_scratch"
@@ -73,6 +75,16 @@ def test_the_stack_runs_three_clusters_each_with_a_server_and_a_gateway(stack: S
     ports = [port for name in ("hbase1", "hbase2", "hbase3")
              for port in stack.services[f"{name}-server"].ports.all()]  # type: ignore[attr-defined]
     assert len(set(ports)) == len(ports) == 12
+
+
+def test_only_the_serving_stack_keeps_the_c2_compiler() -> None:
+    """The test stack's JVMs start quick (C1 only); the dev stack's, which serve for hours,
+    compile their hot code fully."""
+    for profile, quick in (("test", True), ("dev", False), ("other", True)):
+        services = build_services(Profile(profile, 40000, Path("/nonexistent")))
+        for name in ("hbase1", "hbase1-server", "hbase3"):
+            flags = services[name].command()
+            assert ("-XX:TieredStopAtLevel=1" in flags) is quick, (profile, name)
 
 
 def test_the_probe_is_false_without_a_gateway() -> None:
