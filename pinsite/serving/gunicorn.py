@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from gunicorn.glogging import Logger
 from prometheus_client.multiprocess import mark_process_dead
 
 from pinsite import env
@@ -28,7 +29,8 @@ timeout = 30
 graceful_timeout = 20
 max_requests = 50_000
 max_requests_jitter = 5_000
-accesslog = "-" if env.flag("PINSITE_ACCESS_LOG", False) else None
+ACCESS_LOG = env.flag("PINSITE_ACCESS_LOG", False)
+accesslog = "-" if ACCESS_LOG else None
 errorlog = "-"
 proc_name = "pinsite-web"
 # One line per event, the same shape as the site's own log lines.
@@ -43,6 +45,18 @@ logconfig_dict = {
                 "gunicorn.access": {"handlers": ["console"], "level": "INFO",
                                     "propagate": False}},
 }
+
+
+class SiteLogger(Logger):
+    """gunicorn's logger, with the access log only when asked for: gunicorn writes a line per
+    request whenever ``logconfig_dict`` is set, whatever ``accesslog`` says."""
+
+    def access(self, resp: Any, req: Any, environ: Any, request_time: Any) -> None:
+        if ACCESS_LOG:
+            super().access(resp, req, environ, request_time)
+
+
+logger_class = SiteLogger
 
 
 def child_exit(server: Any, worker: Any) -> None:

@@ -109,6 +109,15 @@ def test_a_healthy_start_logs_no_warning_of_zookeeper_or_the_broker(site: Site) 
     assert "CRITICAL" not in text
 
 
+def test_requests_are_not_logged_one_by_one_unless_asked(site: Site) -> None:
+    """``PINSITE_ACCESS_LOG`` is off here: requests leave no access line in the log."""
+    assert requests.get(site.url + "/healthz?access-line-probe", timeout=10).status_code == 200
+    for _ in range(10):  # by now the probe's worker thread has long written any line of it
+        requests.get(site.url + "/healthz", timeout=10)
+    assert "access-line-probe" not in site.log.read_text()
+    assert "gunicorn.access" not in site.log.read_text()
+
+
 def test_readyz_asks_every_store(site: Site) -> None:
     response = requests.get(site.url + "/readyz", timeout=10)
     body = response.json()
