@@ -39,6 +39,9 @@ class Marker:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._flushing = threading.Lock()
+        """Held through a flush: a caller's flush waits for the thread's flush in flight, so
+        what it returns on has been marked."""
         self._pending: dict[str, list[int]] = defaultdict(list)
         self._wake = threading.Event()
         self._thread = ProcessThread(self._run, "events-marker")
@@ -51,17 +54,19 @@ class Marker:
         self._thread.ensure()
 
     def flush(self) -> int:
-        """Mark everything collected so far; returns how many rows changed."""
-        with self._lock:
-            pending, self._pending = self._pending, defaultdict(list)
-        marked = 0
-        for alias, ids in pending.items():
-            try:
-                marked += outbox.mark_sent(alias, ids, now_us())
-            except ShardingError as exc:
-                log.warning("marking %d event(s) sent on %s failed (%s); the relay will "
-                            "send them again", len(ids), alias, exc)
-        return marked
+        """Mark everything collected so far (and wait for a flush already under way); returns
+        how many rows this call changed."""
+        with self._flushing:
+            with self._lock:
+                pending, self._pending = self._pending, defaultdict(list)
+            marked = 0
+            for alias, ids in pending.items():
+                try:
+                    marked += outbox.mark_sent(alias, ids, now_us())
+                except ShardingError as exc:
+                    log.warning("marking %d event(s) sent on %s failed (%s); the relay will "
+                                "send them again", len(ids), alias, exc)
+            return marked
 
     def _run(self) -> None:
         interval = events_settings.MARK_INTERVAL_MS / 1000
