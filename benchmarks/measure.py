@@ -6,10 +6,15 @@ the same run; quote medians and ratios, since the machines are shared and noisy.
 
 from __future__ import annotations
 
+import subprocess
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+import requests
 
 from benchmarks.cpu import PROC, machine_ticks
 
@@ -57,6 +62,56 @@ def rate(call: Callable[[int], object], count: int) -> float:
     for index in range(count):
         call(index)
     return count / (time.perf_counter() - start)
+
+
+def closed_loop(clients: Sequence[Callable[[Callable[[], bool]], None]], seconds: float,
+                ) -> float:
+    """Run each of ``clients`` on a thread of its own, all released at once; each loops while
+    the ``going()`` it is given says so (``seconds`` from the release). Returns the seconds
+    from the release until the last client finished."""
+    start = threading.Barrier(len(clients) + 1)
+    deadline = 0.0
+
+    def going() -> bool:
+        return time.perf_counter() < deadline
+
+    def run(client: Callable[[Callable[[], bool]], None]) -> None:
+        start.wait()
+        client(going)
+
+    threads = [threading.Thread(target=run, args=(client,), daemon=True) for client in clients]
+    for thread in threads:
+        thread.start()
+    deadline = time.perf_counter() + seconds
+    start.wait()
+    began = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    return time.perf_counter() - began
+
+
+def token_session(token: str) -> requests.Session:
+    """An HTTP session (kept-alive connections) that sends the API token ``token``."""
+    session = requests.Session()
+    session.headers["Authorization"] = f"Token {token}"
+    return session
+
+
+def wait_until_serving(name: str, url: str, process: subprocess.Popen[bytes], log: Path,
+                       longest: float = 60.0) -> None:
+    """Wait until the server ``process`` answers ``url``/healthz; RuntimeError (naming
+    ``name`` and its ``log``) if it exits first or does not answer within ``longest`` s."""
+    deadline = time.monotonic() + longest
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{name} exited: see {log}")
+        try:
+            if requests.get(url + "/healthz", timeout=2).status_code == 200:
+                return
+        except requests.RequestException:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"{name} did not answer within {longest:g} s: see {log}")
 
 
 def ratio(value: float, ceiling: float) -> float:

@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ from django.conf import settings
 from rest_framework.authtoken.models import Token
 
 from benchmarks import cpu
-from benchmarks.measure import Latency
+from benchmarks.measure import Latency, closed_loop, token_session, wait_until_serving
 from devstack.ports import free_loopback_ports
 from graph import actions as graph
 from pins.actions import create_board, create_pin, create_pinner
@@ -81,15 +82,10 @@ def feed_load(url: str, tokens: list[str], seconds: float) -> dict[str, Any]:
     timings: list[float] = []
     failures = [0]
     lock = threading.Lock()
-    start = threading.Barrier(len(tokens) + 1)
-    deadline = 0.0
 
-    def client(token: str) -> None:
-        session = requests.Session()
-        session.headers["Authorization"] = f"Token {token}"
+    def client(session: requests.Session, going: Callable[[], bool]) -> None:
         mine, failed = [], 0
-        start.wait()
-        while time.perf_counter() < deadline:
+        while going():
             began = time.perf_counter_ns()
             try:
                 ok = session.get(url + PAGE, timeout=30).status_code == 200
@@ -103,16 +99,8 @@ def feed_load(url: str, tokens: list[str], seconds: float) -> dict[str, Any]:
             timings.extend(mine)
             failures[0] += failed
 
-    workers = [threading.Thread(target=client, args=(token,), daemon=True) for token in tokens]
-    for worker in workers:
-        worker.start()
     before = cpu.snapshot()
-    deadline = time.perf_counter() + seconds
-    start.wait()
-    began = time.perf_counter()
-    for worker in workers:
-        worker.join()
-    elapsed = time.perf_counter() - began
+    elapsed = closed_loop([partial(client, token_session(token)) for token in tokens], seconds)
     used = cpu.used(before, cpu.snapshot(), lambda *_: "all")
     pages = len(timings)
     return {"pages": pages, "pages_per_s": round(pages / elapsed, 1), "failures": failures[0],
@@ -172,26 +160,12 @@ def plain_site(database: str, workers: int, threads: int,
         cwd=settings.BASE_DIR, env=environment(database), stdout=log.open("wb"),
         stderr=subprocess.STDOUT)
     try:
-        _wait_for(url, process, log)
+        wait_until_serving("the plain peer", url, process, log)
         yield url
     finally:
         if process.poll() is None:
             process.terminate()
             process.wait(timeout=60)
-
-
-def _wait_for(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the plain peer exited: see {log}")
-        try:
-            if requests.get(url + "/healthz", timeout=2).status_code == 200:
-                return
-        except requests.RequestException:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"the plain peer did not answer within 60 s: see {log}")
 
 
 def _token(database: str, user: int) -> str:

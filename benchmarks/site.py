@@ -36,6 +36,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,14 @@ from rest_framework.authtoken.models import Token
 
 from benchmarks import cpu
 from benchmarks import peer as peers
-from benchmarks.measure import Latency, ratio, wait_until_quiet
+from benchmarks.measure import (
+    Latency,
+    closed_loop,
+    ratio,
+    token_session,
+    wait_until_quiet,
+    wait_until_serving,
+)
 from devstack.ports import free_loopback_ports
 from graph import actions as graph
 from pins.actions import create_board, create_pin, create_pinner
@@ -238,7 +246,7 @@ def _in_process(kind: str, pinners: list[BenchPinner], image: bytes, samples: in
 
 def _one_client(url: str, kind: str, pinners: list[BenchPinner], image: bytes,
                 samples: int) -> Timed:
-    sessions = {p.user_id: _session(p) for p in pinners}
+    sessions = {p.user_id: token_session(p.token) for p in pinners}
     anonymous = requests.Session()
 
     def prepared(request: Request, me: BenchPinner) -> Callable[[], int]:
@@ -256,16 +264,13 @@ def _load(url: str, clients: list[BenchPinner], image: bytes,
     timings: dict[str, list[float]] = {kind: [] for kind in MIX}
     counts = {"server_errors": 0, "failures": 0}
     lock = threading.Lock()
-    start = threading.Barrier(len(clients) + 1)
-    deadline = 0.0
 
-    def client(me: BenchPinner, seed: int) -> None:
+    def client(me: BenchPinner, seed: int, going: Callable[[], bool]) -> None:
         rng = random.Random(seed)
-        session, anonymous = _session(me), requests.Session()
+        session, anonymous = token_session(me.token), requests.Session()
         mine: dict[str, list[float]] = {kind: [] for kind in MIX}
         server_errors = failures = 0
-        start.wait()
-        while time.perf_counter() < deadline:
+        while going():
             kind = rng.choices(kinds, weights)[0]
             request = _request(kind, me, clients, image, rng)
             began = time.perf_counter_ns()
@@ -287,16 +292,7 @@ def _load(url: str, clients: list[BenchPinner], image: bytes,
             counts["server_errors"] += server_errors
             counts["failures"] += failures
 
-    threads = [threading.Thread(target=client, args=(me, n), daemon=True)
-               for n, me in enumerate(clients)]
-    for thread in threads:
-        thread.start()
-    deadline = time.perf_counter() + seconds
-    start.wait()
-    began = time.perf_counter()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - began
+    elapsed = closed_loop([partial(client, me, n) for n, me in enumerate(clients)], seconds)
     total = sum(len(values) for values in timings.values())
     return {"requests": total, "requests_per_second": round(total / elapsed, 1),
             "kinds": {kind: {**Latency.of(values).to_json(),
@@ -319,12 +315,6 @@ def _drain(longest: float = 120.0) -> None:
     while time.monotonic() < deadline and any(depth.ready or depth.delayed
                                               for depth in queue_depths()):
         time.sleep(0.2)
-
-
-def _session(pinner: BenchPinner) -> requests.Session:
-    session = requests.Session()
-    session.headers["Authorization"] = f"Token {pinner.token}"
-    return session
 
 
 # --- Set-up ----------------------------------------------------------------------------------
@@ -382,18 +372,12 @@ class _site:
              str(self.workers), "--threads", str(self.threads)],
             cwd=settings.BASE_DIR, env=env, stdout=(var / "runsite.log").open("wb"),
             stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the bench site exited: see {var / 'runsite.log'}")
-            try:
-                if requests.get(url + "/healthz", timeout=2).status_code == 200:
-                    return url
-            except requests.RequestException:
-                pass
-            time.sleep(0.2)
-        self.__exit__()
-        raise RuntimeError("the bench site did not answer within 60 s")
+        try:
+            wait_until_serving("the bench site", url, self.process, var / "runsite.log")
+        except RuntimeError:
+            self.__exit__()
+            raise
+        return url
 
     def __exit__(self, *exc: object) -> None:
         if self.process is not None and self.process.poll() is None:

@@ -10,7 +10,6 @@ microseconds, the unit of mapping sequences and feed timestamps.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -124,22 +123,9 @@ class Pin:
 
     @property
     def image_url(self) -> str:
-        return stored_url(self.image)
+        return default_storage.url(self.image)
 
     @property
     def thumbnail_url(self) -> str:
-        return stored_url(self.thumbnail)
+        return default_storage.url(self.thumbnail)
 
-
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_./-]*\Z")
-
-
-def stored_url(name: str) -> str:
-    """``default_storage.url(name)``: for the plain names pictures are stored under, the
-    storage's base URL and the name (what ``urljoin`` makes of them, without its parsing, which
-    a page of pins paid twice a pin); any other name through the storage."""
-    base = getattr(default_storage, "base_url", None)
-    if isinstance(base, str) and base.endswith("/") and _PLAIN_NAME.match(name) \
-            and ".." not in name:
-        return base + name
-    return default_storage.url(name)

@@ -254,7 +254,7 @@ STATICFILES_DIRS = [BASE_DIR / "pinsite" / "static"]
 # WhiteNoise serves what ``collectstatic`` gathered (``runsite`` runs it), compressed, from
 # every web worker; production settings add hashed names and far-future cache headers.
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": {"BACKEND": "pins.storage.PictureStorage"},  # the file system's, cheaper URLs
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024

@@ -50,10 +50,14 @@ class QueryIntegerField(serializers.IntegerField):
         return dictionary.get(self.field_name, serializers.empty)
 
     def to_internal_value(self, data: Any) -> int:
-        if not isinstance(data, str) or not data.isascii() or not data.isdigit() \
-                or len(data) > 6:
+        if not _plain_digits(data):
             self.fail("invalid")
         return int(super().to_internal_value(data))
+
+
+def _plain_digits(data: Any) -> bool:
+    """A query-string integer as the API takes one: up to six ASCII digits."""
+    return isinstance(data, str) and data.isascii() and data.isdigit() and len(data) <= 6
 
 
 class PageQuerySerializer(QuerySerializer):
@@ -102,7 +106,7 @@ def _plain_first_page(params: Any) -> PageQuery | None:
     if not limits:
         return PageQuery(cursor=None, limit=DEFAULT_LIMIT)
     text = limits[0]
-    if text.isascii() and text.isdigit() and len(text) <= 6 and 1 <= int(text) <= MAX_LIMIT:
+    if _plain_digits(text) and 1 <= int(text) <= MAX_LIMIT:
         return PageQuery(cursor=None, limit=int(text))
     return None
 
