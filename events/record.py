@@ -49,16 +49,26 @@ def record(shard: int, name: str, *, publish_on_commit: bool = True, **payload: 
     """Write event ``name`` into the outbox of ``shard``'s host, in the open transaction: the
     one :func:`sharding.hosts.atomic` opened for ``shard``, on the host it pinned, even if the
     shard map moved the shard meanwhile (that transaction's commit then fails)."""
-    alias = transaction_alias(shard)
-    if alias is None:
-        raise RuntimeError(f"event {name} must be recorded inside a transaction on shard "
-                           f"{shard} (sharding.hosts.atomic)")
-    row_id = None if _without_outbox() else outbox.insert(alias, shard, name, payload,
-                                                          now_us())
-    event = Event(alias, row_id, shard, name, payload)
+    return record_many(name, [(shard, payload)], publish_on_commit=publish_on_commit)[0]
+
+
+def record_many(name: str, rows: Sequence[tuple[int, dict[str, Any]]], *,
+                publish_on_commit: bool = True) -> list[Event]:
+    """Several events ``name``, ``(shard, payload)`` each, as :func:`record` writes one, with
+    one multi-row insert into the outbox: their shards are all in one open transaction."""
+    aliases = {transaction_alias(shard) for shard, _ in rows}
+    if len(aliases) != 1 or None in aliases:
+        raise RuntimeError(f"events {name} must be recorded inside one transaction on their "
+                           f"shards (sharding.hosts.atomic or atomic_on_host)")
+    alias = str(aliases.pop())
+    row_ids: Sequence[int | None] = (
+        [None] * len(rows) if _without_outbox()
+        else outbox.insert_many(alias, name, rows, now_us()))
+    events = [Event(alias, row_id, shard, name, payload)
+              for row_id, (shard, payload) in zip(row_ids, rows, strict=True)]
     if publish_on_commit:
-        _batch_of_transaction(alias).append(event)
-    return event
+        _batch_of_transaction(alias).extend(events)
+    return events
 
 
 def publish(events: Sequence[Event]) -> bool:

@@ -9,17 +9,22 @@ is half applied (logged with an earlier time but not yet visible) while the targ
 
 >>> rebuild("primary", alice)
 Rebuilt(entries=1050, removed=3)
+>>> rebuild_feeds([alice, bob], ["primary", "standby"])[("standby", bob)]
+Rebuilt(entries=40, removed=0)
 >>> refill("standby", alice)   # rebuilds only if the feed is short
 False
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 
 from feed import sources, storage, trim
 from feed.schema import Entry, newest_first
 from feed.store.pools import Cluster
+from sharding.mappings import MAX_PAGE
 from toolkit.clock import now_us
 
 
@@ -39,29 +44,70 @@ class Rebuilt:
 
 def target(user_id: int) -> Target:
     """The newest :func:`~feed.trim.keep` pins of the boards ``user_id`` follows."""
+    return targets([user_id])[user_id]
+
+
+def targets(user_ids: Sequence[int]) -> dict[int, Target]:
+    """:func:`target` of several users, their boards' pins read together (one query per host
+    for the heads of every board they follow)."""
     size = trim.keep()
-    candidates: set[Entry] = set()
-    for board in sources.followed_boards(user_id):
-        candidates.update(sources.board_entries(board, size + 1))
-    ordered = newest_first(list(candidates))
-    return Target(ordered[:size], ordered[size].qualifier if len(ordered) > size else None)
+    followed = sources.followed_boards_of(user_ids)
+    pins = _newest_pins(set().union(*followed.values()), size + 1)
+    found = {}
+    for user, boards in followed.items():
+        ordered = newest_first(list({entry for board in boards for entry in pins[board]}))
+        found[user] = Target(ordered[:size],
+                             ordered[size].qualifier if len(ordered) > size else None)
+    return found
+
+
+def _newest_pins(boards: Collection[int], limit: int) -> dict[int, list[Entry]]:
+    """The newest ``limit`` pins of each board as entries: a head of each (one query per
+    host), and the rest of a board whose head is full read on alone."""
+    heads = sources.board_heads(boards, limit)
+    return {board: (sources.board_entries(board, limit)
+                    if limit > MAX_PAGE and len(heads.get(board, [])) == MAX_PAGE
+                    else heads.get(board, []))
+            for board in boards}
 
 
 def rebuild(cluster: Cluster, user_id: int) -> Rebuilt:
     """Make the user's feed on ``cluster`` equal to :func:`target`."""
-    with sources.follows_paused(user_id):
+    return rebuild_feeds([user_id], [cluster])[(cluster, user_id)]
+
+
+def rebuild_feeds(user_ids: Iterable[int], clusters: Sequence[Cluster],
+                  ) -> dict[tuple[Cluster, int], Rebuilt]:
+    """Rebuild the feeds of several users on each of ``clusters``: their follows are paused
+    together (the locks taken in ID order), each target is computed once, and each cluster
+    gets one multi-row read and one write of every feed's change (and a second for the
+    horizons)."""
+    users = sorted(set(user_ids))
+    done = {}
+    with ExitStack() as paused:
+        for user in users:
+            paused.enter_context(sources.follows_paused(user))
         now = now_us()
-        goal = target(user_id)
-        row = storage.read_feed(cluster, user_id)
-        wanted = set(goal.entries)
-        stale = [entry for entry in row.entries if entry not in wanted]
-        storage.change_feed(cluster, user_id, now, add=goal.entries, remove=stale,
-                            drop_horizons=row.horizon_columns)
-        if goal.horizon is not None:
-            storage.change_feed(cluster, user_id, now + 1, horizons=[goal.horizon])
-        if row.writes:  # writes counted since the read stay counted: a trim takes them
-            storage.reset_writes(cluster, user_id, row.writes)
-    return Rebuilt(len(goal.entries), len(stale))
+        goals = targets(users)
+        for cluster in clusters:
+            rows = storage.read_feeds(cluster, users)
+            changes, horizons = {}, {}
+            for user in users:
+                goal, row = goals[user], rows[user]
+                wanted = set(goal.entries)
+                stale = [entry for entry in row.entries if entry not in wanted]
+                changes[user] = storage.Change(add=goal.entries, remove=stale,
+                                               drop_horizons=row.horizon_columns)
+                if goal.horizon is not None:
+                    horizons[user] = storage.Change(horizons=[goal.horizon])
+                done[(cluster, user)] = Rebuilt(len(goal.entries), len(stale))
+            storage.change_feeds(cluster, changes, now)
+            if horizons:
+                storage.change_feeds(cluster, horizons, now + 1)
+            for user in users:
+                if rows[user].writes:  # writes counted since the read stay counted: a trim
+                    storage.reset_writes(cluster, user, rows[user].writes)  # takes them
+    return done
 
 
 def is_short(cluster: Cluster, user_id: int) -> bool:

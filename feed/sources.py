@@ -104,16 +104,25 @@ def boards_of(user_id: int) -> list[int]:
 def followed_boards(user_id: int) -> set[int]:
     """Every board the user follows: boards of the users followed explicitly or implicitly
     (their board lists read a host at a time), checked against the graph's board rules."""
-    followees = list(_followees(user_id))
-    boards: list[int] = []
-    for start in range(0, len(followees), LISTS_PER_QUERY):
-        batch = followees[start:start + LISTS_PER_QUERY]
+    return followed_boards_of([user_id])[user_id]
+
+
+def followed_boards_of(user_ids: Iterable[int]) -> dict[int, set[int]]:
+    """:func:`followed_boards` of several users, the board lists of all their followees read
+    together."""
+    followees = {user: list(_followees(user)) for user in user_ids}
+    everyone = list(dict.fromkeys(followee for found in followees.values() for followee in found))
+    lists: dict[int, list[int]] = {}
+    for start in range(0, len(everyone), LISTS_PER_QUERY):
+        batch = everyone[start:start + LISTS_PER_QUERY]
         found = mappings.heads(USER_HAS_BOARDS, batch, MAX_PAGE)
         for followee in batch:
             listed = found.get(followee, [])
-            boards += (boards_of(followee) if len(listed) == MAX_PAGE
-                       else [entry.to_id for entry in listed])
-    return boards_followed_among(user_id, boards)
+            lists[followee] = (boards_of(followee) if len(listed) == MAX_PAGE
+                               else [entry.to_id for entry in listed])
+    return {user: boards_followed_among(user, [board for followee in theirs
+                                               for board in lists[followee]])
+            for user, theirs in followees.items()}
 
 
 def board_entries(board_id: int, limit: int) -> list[Entry]:
@@ -157,7 +166,8 @@ def _followees(user_id: int) -> Iterator[int]:
 __all__ = [
     "board_entries", "board_follower_count", "board_followers", "board_heads",
     "boards_followed_among", "boards_followed_by_log", "boards_of", "existing_pins",
-    "followed_boards", "followed_interests", "followers_among", "follows_paused", "interest",
-    "interest_by_id", "interest_pin_ids", "iter_interest_followers", "pins_by_id",
-    "related_pins", "repin_count", "user_followers", "user_pin_ids",
+    "followed_boards", "followed_boards_of", "followed_interests", "followers_among",
+    "follows_paused", "interest", "interest_by_id", "interest_pin_ids",
+    "iter_interest_followers", "pins_by_id", "related_pins", "repin_count", "user_followers",
+    "user_pin_ids",
 ]

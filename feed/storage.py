@@ -59,6 +59,13 @@ def read_feed(cluster: Cluster, user_id: int) -> FeedRow:
     return _feed_row(cells_found)
 
 
+def read_feeds(cluster: Cluster, user_ids: Sequence[int]) -> dict[int, FeedRow]:
+    """The whole stored feeds of several users on ``cluster`` (one multi-row read); a user
+    without a row has an empty one."""
+    found = cells.read_rows(cluster, [row_key(user) for user in user_ids], [FEED, META])
+    return {user: _feed_row(found.get(row_key(user), {})) for user in user_ids}
+
+
 def read_entries(cluster: Cluster, user_id: int) -> list[Entry]:
     """Only the entries of a user's feed, newest first (one row read of family ``feed``)."""
     found = cells.read_row(cluster, row_key(user_id), [FEED])
@@ -132,15 +139,34 @@ def remove_entry(cluster: Cluster, user_ids: Sequence[int], entry: Entry,
                        delete=True)
 
 
+@dataclass(frozen=True)
+class Change:
+    """A change of one feed (see :func:`change_feeds`)."""
+
+    add: Iterable[Entry] = ()
+    remove: Iterable[Entry] = ()
+    horizons: Iterable[bytes] = ()
+    drop_horizons: Iterable[bytes] = ()
+
+
 def change_feed(cluster: Cluster, user_id: int, timestamp: int, *, add: Iterable[Entry] = (),
                 remove: Iterable[Entry] = (), horizons: Iterable[bytes] = (),
                 drop_horizons: Iterable[bytes] = ()) -> None:
     """Change one feed in one call at ``timestamp``: put ``add``, record ``horizons``
     (qualifiers), then delete ``remove`` and the ``drop_horizons`` columns."""
-    row = row_key(user_id)
-    puts = [entry.column for entry in add] + [horizon_column(q) for q in horizons]
-    deletes = [entry.column for entry in remove] + list(drop_horizons)
-    cells.write(cluster, {row: puts}, {row: deletes}, timestamp)
+    change_feeds(cluster, {user_id: Change(add, remove, horizons, drop_horizons)}, timestamp)
+
+
+def change_feeds(cluster: Cluster, changes: Mapping[int, Change], timestamp: int) -> None:
+    """Change several feeds (user → :class:`Change`) in one call at ``timestamp``, as
+    :func:`change_feed` changes one (every row's puts are applied before the deletes)."""
+    puts, deletes = {}, {}
+    for user_id, change in changes.items():
+        row = row_key(user_id)
+        puts[row] = ([entry.column for entry in change.add]
+                     + [horizon_column(q) for q in change.horizons])
+        deletes[row] = [entry.column for entry in change.remove] + list(change.drop_horizons)
+    cells.write(cluster, puts, deletes, timestamp)
 
 
 def delete_feed(cluster: Cluster, user_id: int, timestamp: int) -> None:

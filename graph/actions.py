@@ -18,18 +18,21 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
 from events.publisher import publish_soon
 from graph import edgelog, lookup, selectors, updates
 from graph.edgelog import LogChange
 from graph.events import Action, TargetKind
-from graph.exceptions import InvalidGraphInput
+from graph.exceptions import GraphError, GraphNotFound, InvalidGraphInput
 from graph.store.writes import apply
 from graph.tables import USER_FOLLOWS_BOARD, USER_FOLLOWS_USER
 from graph.updates import Step
+from pins.selectors import users_by_id
+from sharding.hosts import atomic_on_host, by_host
+from sharding.ids import shard_of
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,50 @@ def unfollow_board(follower_id: int | str, board_id: int | str) -> FollowChange:
     change = _write(edgelog.record_board_unfollow, updates.unfollow_board, follower, board,
                     owner)
     return FollowChange(follower, board, "board", "unfollow", change.changed, change.time_us)
+
+
+def follow_users(pairs: Sequence[tuple[int, int]]) -> list[FollowChange | GraphError]:
+    """Many follows of users at once (an import), ``(follower, user)`` each, as
+    :func:`follow_user` makes one: see :func:`_write_many`. Returns, in order, each change or
+    the input error that refused it."""
+    found = users_by_id([user for pair in pairs for user in pair])
+    results: list[FollowChange | GraphError | None] = [None] * len(pairs)
+    writes = []
+    for index, (follower, target) in enumerate(pairs):
+        if follower == target:
+            results[index] = InvalidGraphInput("a user cannot follow themselves")
+        elif follower not in found or target not in found:
+            results[index] = GraphNotFound(f"no user {target if follower in found else follower}")
+        else:
+            writes.append(_Write(index, edgelog.log_user_follow, updates.follow_user, follower,
+                                 (target,)))
+    for write, change in _write_many(writes):
+        results[write.index] = FollowChange(write.follower, write.objects[0], "user", "follow",
+                                            change.changed, change.time_us)
+    return [result for result in results if result is not None]
+
+
+def follow_boards(pairs: Sequence[tuple[int, int]]) -> list[FollowChange | GraphError]:
+    """Many follows of boards at once (an import), ``(follower, board)`` each, as
+    :func:`follow_board` makes one: see :func:`_write_many`."""
+    owners = lookup.board_owners([board for _, board in pairs], strict=False)
+    found = users_by_id([follower for follower, _ in pairs])
+    results: list[FollowChange | GraphError | None] = [None] * len(pairs)
+    writes = []
+    for index, (follower, board) in enumerate(pairs):
+        owner = owners.get(board)
+        if owner is None or follower not in found:
+            results[index] = GraphNotFound(f"no board {board}" if owner is None
+                                           else f"no user {follower}")
+        elif owner == follower:
+            results[index] = InvalidGraphInput("a user cannot follow their own board")
+        else:
+            writes.append(_Write(index, edgelog.log_board_follow, updates.follow_board,
+                                 follower, (board, owner)))
+    for write, change in _write_many(writes):
+        results[write.index] = FollowChange(write.follower, write.objects[0], "board", "follow",
+                                            change.changed, change.time_us)
+    return [result for result in results if result is not None]
 
 
 def forget_board(board_id: int, owner_id: int) -> int:
@@ -131,6 +178,40 @@ def _write(record: Callable[..., LogChange], update: Callable[..., list[Step]], 
         if change.event is not None:
             publish_soon([change.event])
     return change
+
+
+@dataclass(frozen=True)
+class _Write:
+    """One graph write of a bulk action: the edge log rows it writes in the open transaction,
+    the Redis update derived from them, the follower and the objects."""
+
+    index: int
+    log: Callable[..., LogChange]
+    update: Callable[..., list[Step]]
+    follower: int
+    objects: tuple[int, ...]
+
+
+def _write_many(writes: list[_Write]) -> list[tuple[_Write, LogChange]]:
+    """Graph writes a shard host at a time, each host's as :func:`_write` makes one: its
+    followers' locks taken (in ID order, sent ahead: the transaction's first statement reads
+    their answers, and a lock not granted rolls it back), every write logged with its event
+    in one transaction there, then the Redis updates applied together and the events handed
+    to the publisher thread. A host that fails raises; the hosts before it are done."""
+    done = []
+    for shards in by_host(shard_of(write.follower) for write in writes).values():
+        on_host = set(shards)
+        batch = [write for write in writes if shard_of(write.follower) in on_host]
+        with ExitStack() as locks:
+            for follower in sorted({write.follower for write in batch}):
+                locks.enter_context(edgelog.follower_lock(follower, ahead=True))
+            with atomic_on_host(shards):
+                changes = [(write, write.log(write.follower, *write.objects)) for write in batch]
+            apply([step for write, change in changes
+                   for step in write.update(write.follower, *write.objects, change)])
+            publish_soon([change.event for _, change in changes if change.event is not None])
+        done += changes
+    return done
 
 
 def _users(follower_id: int | str, user_id: int | str, verb: str) -> tuple[int, int]:

@@ -67,11 +67,17 @@ def lock_name(follower: int) -> str:
 
 def record_user_follow(follower: int, target: int) -> LogChange:
     with atomic(shard_of(follower)):
-        now = now_us()
-        added = mappings.add(USER_FOLLOWS_USER, follower, target, now)
-        time_us = now if added else _sequence(USER_FOLLOWS_USER, follower, target)
-        board_follows = board_follows_of_owner(follower, target)
-        event = _event(added, follower, target, "user", "follow", time_us)
+        return log_user_follow(follower, target)
+
+
+def log_user_follow(follower: int, target: int) -> LogChange:
+    """:func:`record_user_follow` inside the open transaction on the follower's shard (many
+    follows of one host's followers in one transaction)."""
+    now = now_us()
+    added = mappings.add(USER_FOLLOWS_USER, follower, target, now)
+    time_us = now if added else _sequence(USER_FOLLOWS_USER, follower, target)
+    board_follows = board_follows_of_owner(follower, target)
+    event = _event(added, follower, target, "user", "follow", time_us)
     return LogChange(added, time_us, board_follows=board_follows, event=event)
 
 
@@ -90,13 +96,18 @@ def record_user_unfollow(follower: int, target: int) -> LogChange:
 
 def record_board_follow(follower: int, board: int, owner: int) -> LogChange:
     with atomic(shard_of(follower)):
-        now = now_us()
-        added = mappings.add(USER_FOLLOWS_BOARD, follower, board, now)
-        time_us = now if added else _sequence(USER_FOLLOWS_BOARD, follower, board)
-        unmarked = mappings.remove(USER_UNFOLLOWS_BOARD, follower, board)
-        follows_owner = mappings.contains(USER_FOLLOWS_USER, follower, owner)
-        board_follows = board_follows_of_owner(follower, owner)
-        event = _event(added or unmarked, follower, board, "board", "follow", time_us)
+        return log_board_follow(follower, board, owner)
+
+
+def log_board_follow(follower: int, board: int, owner: int) -> LogChange:
+    """:func:`record_board_follow` inside the open transaction on the follower's shard."""
+    now = now_us()
+    added = mappings.add(USER_FOLLOWS_BOARD, follower, board, now)
+    time_us = now if added else _sequence(USER_FOLLOWS_BOARD, follower, board)
+    unmarked = mappings.remove(USER_UNFOLLOWS_BOARD, follower, board)
+    follows_owner = mappings.contains(USER_FOLLOWS_USER, follower, owner)
+    board_follows = board_follows_of_owner(follower, owner)
+    event = _event(added or unmarked, follower, board, "board", "follow", time_us)
     return LogChange(added or unmarked, time_us, follows_owner, board_follows, event=event)
 
 

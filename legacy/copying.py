@@ -8,34 +8,43 @@ resolves by finding the object by what identifies it (a user's username, a board
 name, a pin's board, title and link) before making it again. So a batch can run any number
 of times, and two workers on one batch make each object once.
 
-Users are placed on random open shards (:func:`pins.actions.create_pinner`), boards and pins
-with their owner, follows go through the graph's actions (edge log, then Redis), and every
-user whose follows a batch copied gets their following feed rebuilt. A row that refers to one
-not copied yet (a board of a user a concurrent pass has not reached) waits for the next pass;
-one that pinsite's rules refuse (a follow of one's own board) is noted with the reason.
+Users are placed on random open shards (:func:`pins.actions.create_pinners`), boards and
+pins with their owner, follows go through the graph's actions (edge log, then Redis); a batch
+reports whose follows it copied, and the pass rebuilds their following feeds at its end
+(:func:`rebuild_followers`). A row that refers to one not copied yet (a board of a user a
+concurrent pass has not reached) waits for the next pass; one that pinsite's rules refuse (a
+follow of one's own board) is noted with the reason.
 
 >>> copy_batch(connection, "10.0.0.9:3306/site", "boards", 1, 500)
-Copied(copied=480, waiting=0, rejected=0)
+Copied(copied=480, waiting=0, rejected=0, followers=())
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import connections
 
-from feed.rebuild import rebuild
-from graph.actions import follow_board, follow_user
+from feed.rebuild import rebuild_feeds
+from feed.store.pools import CLUSTERS
+from graph.actions import follow_boards, follow_users
 from graph.exceptions import InvalidGraphInput
 from legacy import source
 from legacy.models import LegacyRecord
 from pins.actions import (
+    NewBoard,
+    NewPin,
+    NewPinner,
     create_board,
+    create_boards,
     create_pin,
     create_pinner,
+    create_pinners,
+    create_pins,
     update_board,
     update_pin,
     update_pinner,
@@ -52,6 +61,7 @@ class Copied:
     copied: int
     waiting: int
     rejected: int = 0
+    followers: tuple[int, ...] = ()  # whose follows were copied: their feeds are rebuilt
 
 
 def copy_batch(connection: Any, site: str, kind: str, first_id: int, last_id: int) -> Copied:
@@ -62,9 +72,8 @@ def copy_batch(connection: Any, site: str, kind: str, first_id: int, last_id: in
     known = {record.legacy_id: record for record in
              records.filter(kind=kind, legacy_id__in=[row["id"] for row in rows])}
     refs = _references(records, kind, rows)
-    copy = Copier(site)
-    copied = waiting = rejected = 0
-    followers: set[int] = set()
+    copy = Copier(site, kind)
+    waiting = 0
     for row in rows:
         print_ = source.fingerprint(kind, row)
         record = known.get(int(row["id"]))
@@ -76,20 +85,14 @@ def copy_batch(connection: Any, site: str, kind: str, first_id: int, last_id: in
         if None in needed:
             waiting += 1
             continue
-        try:
-            made = getattr(copy, kind)(row, needed, record)
-        except (InvalidContent, InvalidGraphInput) as exc:
-            copy.reject(kind, int(row["id"]), print_, str(exc))
-            rejected += 1
-            continue
-        copy.record(kind, int(row["id"]), made, print_)
-        copied += 1
-        if kind in ("user_follows", "board_follows"):
-            followers.add(int(needed[0] or 0))
-    for follower in followers:
-        for cluster in ("primary", "standby"):
-            rebuild(cluster, follower)
-    return Copied(copied, waiting, rejected)
+        copy.add(Row(row, needed, record, print_))
+    copy.run()
+    return Copied(len(copy.copied), waiting, len(copy.refused), tuple(sorted(copy.followers)))
+
+
+def rebuild_followers(followers: list[int]) -> None:
+    """Rebuild the following feeds of users whose follows a pass copied (on every cluster)."""
+    rebuild_feeds(followers, CLUSTERS)
 
 
 def _references(records: Any, kind: str, rows: list[source.Row]) -> dict[tuple[str, Any], int]:
@@ -103,34 +106,103 @@ def _references(records: Any, kind: str, rows: list[source.Row]) -> dict[tuple[s
     return found
 
 
+@dataclass(frozen=True)
+class Row:
+    """A legacy row to copy: its values, the pinsite IDs of the rows it refers to, its entry
+    in the ID map (None for a new row) and its fingerprint."""
+
+    values: source.Row
+    refs: list[Any]
+    record: LegacyRecord | None
+    fingerprint: str
+
+    @property
+    def legacy_id(self) -> int:
+        return int(self.values["id"])
+
+
 class Copier:
-    """The copy of each kind of row, for one legacy site's part of the ID map."""
+    """The copy of one batch of one kind of row, for one legacy site's part of the ID map.
 
-    def __init__(self, site: str) -> None:
-        self.site = site
+    New users, boards and pins are claimed together (one ``INSERT IGNORE``, then one read of
+    which claims are this batch's) and made by the content domain's bulk actions, one
+    transaction per shard host. Follows, new or changed, are made by the graph's bulk
+    actions, unclaimed (a follow made twice is made once). A changed user, board or pin and a
+    claim found made before (a job that died, or another worker) go one at a time. What was
+    copied or refused is written to the map at the end, in one statement each, also when the
+    batch fails half way; what was claimed but not recorded is found by the next run."""
 
-    def record(self, kind: str, legacy_id: int, pinsite_id: int, print_: str) -> None:
-        LegacyRecord.objects.update_or_create(
-            source=self.site, kind=kind, legacy_id=legacy_id,
-            defaults={"pinsite_id": pinsite_id, "fingerprint": print_, "rejected": ""})
+    def __init__(self, site: str, kind: str) -> None:
+        self.site, self.kind = site, kind
+        self.new: list[Row] = []
+        self.alone: list[Row] = []
+        self.copied: dict[int, tuple[int, str]] = {}  # legacy ID → (pinsite ID, fingerprint)
+        self.refused: dict[int, tuple[str, str]] = {}  # legacy ID → (fingerprint, why)
+        self.followers: set[int] = set()
 
-    def reject(self, kind: str, legacy_id: int, print_: str, why: str) -> None:
-        """A row pinsite refuses as it is (a follow of one's own board, an invalid
-        username): noted with the reason, tried again once the row changes."""
-        LegacyRecord.objects.update_or_create(
-            source=self.site, kind=kind, legacy_id=legacy_id,
-            defaults={"fingerprint": print_, "rejected": why[:500]})
+    def add(self, row: Row) -> None:
+        if self.kind in FOLLOWS or row.record is None:
+            self.new.append(row)
+        else:
+            self.alone.append(row)
+
+    def run(self) -> None:
+        try:
+            if self.kind in FOLLOWS:
+                self.make(self.new)  # made again harmlessly: no claims
+            elif self.new:
+                claimed = self.claim_all([row.legacy_id for row in self.new])
+                self.alone += [row for row in self.new if row.legacy_id not in claimed]
+                self.make([row for row in self.new if row.legacy_id in claimed])
+            for row in self.alone:
+                try:
+                    made = getattr(self, self.kind)(row.values, row.refs, row.record)
+                except (InvalidContent, InvalidGraphInput) as exc:
+                    self.refused[row.legacy_id] = (row.fingerprint, str(exc))
+                    continue
+                self.done(row, made)
+        finally:
+            self.save()
+
+    def done(self, row: Row, pinsite_id: int) -> None:
+        self.copied[row.legacy_id] = (pinsite_id, row.fingerprint)
+        if self.kind in FOLLOWS:
+            self.followers.add(int(row.refs[0]))
+
+    def make(self, rows: list[Row]) -> None:
+        """Rows made together by the kind's bulk maker (:data:`BULK`)."""
+        for row, made in zip(rows, BULK[self.kind](rows), strict=True):
+            if isinstance(made, (InvalidContent, InvalidGraphInput)):
+                self.refused[row.legacy_id] = (row.fingerprint, str(made))
+            elif isinstance(made, Exception):
+                raise made
+            else:
+                self.done(row, int(made))
+
+    def save(self) -> None:
+        """What was copied and refused, into the map (a refused row keeps its pinsite ID)."""
+        _write_map([(self.site, self.kind, legacy_id, pinsite_id, print_, "")
+                    for legacy_id, (pinsite_id, print_) in self.copied.items()],
+                   "pinsite_id = VALUES(pinsite_id), fingerprint = VALUES(fingerprint), "
+                   "rejected = ''")
+        _write_map([(self.site, self.kind, legacy_id, None, print_, why[:500])
+                    for legacy_id, (print_, why) in self.refused.items()],
+                   "fingerprint = VALUES(fingerprint), rejected = VALUES(rejected)")
+
+    def claim_all(self, legacy_ids: list[int]) -> set[int]:
+        """Claim new rows before their objects are made; the ones this call claimed (the
+        others were claimed before: a job that died between making and recording them, or
+        another worker)."""
+        token = f"claim:{uuid.uuid4().hex}"
+        _write_map([(self.site, self.kind, legacy_id, None, token, "")
+                    for legacy_id in legacy_ids], None)
+        return set(LegacyRecord.objects.filter(
+            source=self.site, kind=self.kind, legacy_id__in=legacy_ids, fingerprint=token)
+            .values_list("legacy_id", flat=True))
 
     def claim(self, kind: str, legacy_id: int) -> bool:
-        """Claim a new row before its object is made; False when it was claimed before (a
-        job that died between making the object and recording it, or another worker)."""
-        try:
-            with transaction.atomic():
-                LegacyRecord.objects.create(source=self.site, kind=kind, legacy_id=legacy_id,
-                                            fingerprint="")
-        except IntegrityError:
-            return False
-        return True
+        """Claim one new row (see :meth:`claim_all`); False when it was claimed before."""
+        return legacy_id in self.claim_all([legacy_id])
 
     def users(self, row: source.Row, _refs: list[Any], record: LegacyRecord | None) -> int:
         display_name = str(row["display_name"] or "")
@@ -172,13 +244,60 @@ class Copier:
                 return found
         return create_pin(owner, board, title, description, link, placeholder()).id
 
-    def user_follows(self, _row: source.Row, refs: list[Any], _record: Any) -> int:
-        follow_user(int(refs[0]), int(refs[1]))
-        return int(refs[1])
 
-    def board_follows(self, _row: source.Row, refs: list[Any], _record: Any) -> int:
-        follow_board(int(refs[0]), int(refs[1]))
-        return int(refs[1])
+MapRow = tuple[str, str, int, int | None, str, str]
+"""``(source, kind, legacy_id, pinsite_id, fingerprint, rejected)`` of the ID map."""
+
+
+def _write_map(rows: list[MapRow], on_duplicate: str | None) -> None:
+    """Rows into the ID map, one multi-row ``INSERT`` (the ORM's ``bulk_create`` costs more
+    than the statement): a row already there is updated by ``on_duplicate``, or kept when it
+    is None."""
+    if not rows:
+        return
+    table = connections["default"].ops.quote_name(LegacyRecord._meta.db_table)
+    sql = (f"INSERT {'IGNORE ' if on_duplicate is None else ''}INTO {table} (source, kind, "
+           "legacy_id, pinsite_id, fingerprint, rejected) VALUES "
+           + ",".join(["(%s, %s, %s, %s, %s, %s)"] * len(rows))
+           + ("" if on_duplicate is None else f" ON DUPLICATE KEY UPDATE {on_duplicate}"))
+    with connections["default"].cursor() as cursor:
+        cursor.execute(sql, [value for row in rows for value in row])
+
+
+def _new_users(rows: list[Row]) -> list[Any]:
+    return [made if isinstance(made, Exception) else made.user_id
+            for made in create_pinners([NewPinner(str(row.values["username"]),
+                                                  str(row.values["display_name"] or ""))
+                                        for row in rows])]
+
+
+def _new_boards(rows: list[Row]) -> list[Any]:
+    return [made if isinstance(made, Exception) else made.id
+            for made in create_boards([NewBoard(int(row.refs[0]), str(row.values["name"]),
+                                                str(row.values["description"] or ""))
+                                       for row in rows])]
+
+
+def _new_pins(rows: list[Row]) -> list[Any]:
+    return [made if isinstance(made, Exception) else made.id
+            for made in create_pins([NewPin(int(row.refs[0]), str(row.values["title"] or ""),
+                                            str(row.values["description"] or ""),
+                                            str(row.values["link"] or "")) for row in rows],
+                                    placeholder())]
+
+
+def _follows(rows: list[Row], follow: Callable[[list[tuple[int, int]]], list[Any]]) -> list[Any]:
+    return [made if isinstance(made, Exception) else made.target_id
+            for made in follow([(int(row.refs[0]), int(row.refs[1])) for row in rows])]
+
+
+BULK: dict[str, Callable[[list[Row]], list[Any]]] = {
+    "users": _new_users, "boards": _new_boards, "pins": _new_pins,
+    "user_follows": lambda rows: _follows(rows, follow_users),
+    "board_follows": lambda rows: _follows(rows, follow_boards)}
+"""How each kind's rows are made together: each maker returns, in order, each row's
+pinsite ID (a follow's: the followed user or board) or the error that refused it."""
+FOLLOWS = ("user_follows", "board_follows")
 
 
 def _find(items: list[Any], matches: Callable[[Any], bool]) -> int | None:

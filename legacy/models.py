@@ -27,7 +27,9 @@ class LegacyRecord(models.Model):
 
 
 class LegacyBatch(models.Model):
-    """A job: the legacy rows of ``kind`` with IDs ``first_id..last_id``, in pass ``pass_id``."""
+    """A job: the legacy rows of ``kind`` with IDs ``first_id..last_id``, in pass ``pass_id``;
+    or, of kind ``feeds``, the following feeds of ``followers`` rebuilt at the end of the
+    pass (``first_id..last_id`` their place in its list of followers)."""
 
     pass_id = models.CharField(max_length=32, db_index=True)
     source = models.TextField()  # HOST:PORT/DATABASE: the URL's credentials are not kept
@@ -38,6 +40,9 @@ class LegacyBatch(models.Model):
     copied = models.IntegerField(default=0)
     waiting = models.IntegerField(default=0)
     rejected = models.IntegerField(default=0)
+    # pinsite user IDs: whose follows the batch copied (cleared once their feeds are
+    # rebuilt), or, of a ``feeds`` batch, whose feeds it rebuilds
+    followers = models.JSONField(default=list, db_default=[])
 
     def __str__(self) -> str:
         return f"{self.kind} {self.first_id}-{self.last_id} ({'done' if self.done else 'queued'})"

@@ -9,7 +9,9 @@ outbox relay if that fails:
 
 from __future__ import annotations
 
-from events.record import record
+from typing import Any
+
+from events.record import Event, record, record_many
 
 PIN_CREATED = "pin_created"
 """A pin (or repin) was created: ``pin_id, board_id, pinner_id, created_at_us,
@@ -32,10 +34,18 @@ USER_DELETED = "user_deleted"
 """A pinner's account is gone (the last step of its deletion): ``user_id``."""
 
 
-def pin_created(shard: int, pin_id: int, board_id: int, pinner_id: int,
-                created_at_us: int, source_pin_id: int | None) -> None:
-    record(shard, PIN_CREATED, pin_id=pin_id, board_id=board_id, pinner_id=pinner_id,
-           created_at_us=created_at_us, source_pin_id=source_pin_id)
+def pin_created(pin_id: int, board_id: int, pinner_id: int, created_at_us: int,
+                source_pin_id: int | None) -> dict[str, Any]:
+    """The payload of one pin's ``pin_created`` (recorded by :func:`pins_created`)."""
+    return {"pin_id": pin_id, "board_id": board_id, "pinner_id": pinner_id,
+            "created_at_us": created_at_us, "source_pin_id": source_pin_id}
+
+
+def pins_created(rows: list[tuple[int, dict[str, Any]]],
+                 publish_on_commit: bool = True) -> list[Event]:
+    """``pin_created`` of several pins, ``(shard, payload of pin_created)`` each, in their
+    shards' open transaction."""
+    return record_many(PIN_CREATED, rows, publish_on_commit=publish_on_commit)
 
 
 def pin_deleted(shard: int, pin_id: int, board_id: int, pinner_id: int,

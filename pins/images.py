@@ -125,22 +125,50 @@ def make_thumbnail(picture: Image.Image, width: int) -> tuple[bytes, str]:
     return out.getvalue(), "jpg"
 
 
-def store_image(shard: int, upload: ImageInput) -> StoredImage:
-    """Validate ``upload`` and save it and its thumbnail under ``pins/<shard>/``."""
+@dataclass(frozen=True)
+class PreparedImage:
+    """An upload validated and thumbnailed once, to be stored any number of times (a bulk
+    import gives every pin its own files of one picture, encoded once)."""
+
+    data: bytes
+    extension: str
+    width: int
+    height: int
+    thumbnail: bytes
+    thumbnail_name: str  # the suffix after the token: ``_236.jpg``
+
+
+def prepare_image(upload: ImageInput) -> PreparedImage:
+    """Validate ``upload`` and make its thumbnail (see :func:`store_image`)."""
     checked = validate_image(upload)
     width = content_settings.number("THUMBNAIL_WIDTH")
     thumb_data, thumb_ext = make_thumbnail(checked.picture, width)
+    return PreparedImage(checked.data, EXTENSIONS[checked.format], checked.width,
+                         checked.height, thumb_data, f"_{width}.{thumb_ext}")
+
+
+def store_image(shard: int, upload: ImageInput) -> StoredImage:
+    """Validate ``upload`` and save it and its thumbnail under ``pins/<shard>/``."""
+    return store_prepared(shard, prepare_image(upload))
+
+
+def store_prepared(shard: int, prepared: PreparedImage) -> StoredImage:
+    """Save a prepared picture and its thumbnail under ``pins/<shard>/``, as new files."""
     token = secrets.token_hex(16)
     folder = f"pins/{shard:05d}/{token[:2]}"
-    original = default_storage.save(f"{folder}/{token}.{EXTENSIONS[checked.format]}",
-                                    ContentFile(checked.data))
+    original = _save_new(f"{folder}/{token}.{prepared.extension}", prepared.data)
     try:
-        thumbnail = default_storage.save(f"{folder}/{token}_{width}.{thumb_ext}",
-                                         ContentFile(thumb_data))
+        thumbnail = _save_new(f"{folder}/{token}{prepared.thumbnail_name}", prepared.thumbnail)
     except Exception:
         default_storage.delete(original)
         raise
-    return StoredImage(original, thumbnail, checked.width, checked.height)
+    return StoredImage(original, thumbnail, prepared.width, prepared.height)
+
+
+def _save_new(name: str, data: bytes) -> str:
+    """A new file in the default storage (its cheaper way when it has one)."""
+    save_new = getattr(default_storage, "save_new", None)
+    return str(save_new(name, data)) if save_new else default_storage.save(name, ContentFile(data))
 
 
 def delete_stored_image(stored: StoredImage) -> None:

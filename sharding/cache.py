@@ -273,4 +273,10 @@ def put_count(misses: Misses, table: str, from_id: int, count: int) -> None:
 
 
 def forget_list(table: str, from_id: int) -> None:
-    lists_pool.forget([list_key(table, from_id), count_key(table, from_id)])
+    forget_lists(table, [from_id])
+
+
+def forget_lists(table: str, from_ids: Iterable[int]) -> None:
+    """Drop the cached heads and counts of several lists of ``table`` (one script call)."""
+    lists_pool.forget([key for from_id in from_ids
+                       for key in (list_key(table, from_id), count_key(table, from_id))])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
@@ -220,6 +220,29 @@ def atomic(shard: int) -> Iterator[str]:
             _open.aliases.discard(alias)
     if served is not None and not in_transaction(alias):  # it committed
         _require_serving_all(alias, served)
+
+
+def by_host(shards: Iterable[int]) -> dict[str, list[int]]:
+    """``shards`` grouped by the alias of the master serving each now (in first-seen order):
+    the groups :func:`atomic_on_host` writes in one transaction each."""
+    hosts: dict[str, list[int]] = {}
+    for shard in dict.fromkeys(shards):
+        hosts.setdefault(alias_for_shard(shard), []).append(shard)
+    return hosts
+
+
+@contextmanager
+def atomic_on_host(shards: list[int]) -> Iterator[str]:
+    """One transaction on the master of every shard of ``shards`` (a group of
+    :func:`by_host`), all pinned to it as :func:`atomic` pins one: a bulk write of many shards
+    commits once. If one of them is served by another host by the time the block starts (a
+    promotion, a move), :class:`ShardUnavailable` is raised before anything is written."""
+    with atomic(shards[0]) as alias:
+        for shard in shards[1:]:
+            if alias_for_shard(shard) != alias:
+                raise ShardUnavailable(f"shard {shard} is no longer served by {alias} with "
+                                       f"shard {shards[0]}: retry the write")
+        yield alias
 
 
 def transaction_alias(shard: int) -> str | None:

@@ -17,10 +17,19 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from django.db import connections
+
 from sharding import cache
 from sharding.conf import sharding_settings
 from sharding.exceptions import ShardingError
-from sharding.hosts import after_commit, alias_for_shard, cursor, in_transaction, schema_name
+from sharding.hosts import (
+    after_commit,
+    alias_for_shard,
+    cursor,
+    in_transaction,
+    schema_name,
+    send_unanswered,
+)
 from sharding.ids import SHARD_SHIFT, ObjectType, expect_type
 from toolkit import paging
 from toolkit.clock import now_us
@@ -100,10 +109,33 @@ def _location(table: MappingTable, from_id: int) -> tuple[str, str, int]:
     return alias_for_shard(shard), f"{schema_name(shard)}.{table.name}", shard
 
 
-def _forget_on_commit(alias: str, table: MappingTable, from_id: int) -> None:
-    """Drop ``from_id``'s cached list head and count once the change commits."""
-    if table.cached:
-        after_commit(alias, lambda: cache.forget_list(table.name, from_id))
+def _forget_on_commit(alias: str, table: MappingTable, *from_ids: int) -> None:
+    """Drop the cached list heads and counts of ``from_ids`` once the change commits: the
+    lists a transaction changed are forgotten together (one cache call per table)."""
+    if not table.cached:
+        return
+    connection = connections[alias]
+    if not connection.in_atomic_block or connection.savepoint_ids:
+        # now, or with this savepoint's callbacks (a rollback to it drops them)
+        after_commit(alias, lambda: cache.forget_lists(table.name, from_ids))
+        return
+    block = connection.atomic_blocks[0]
+    changed: dict[str, set[int]] | None = getattr(block, _CHANGED, None)
+    if changed is None:
+        changed = {}
+        setattr(block, _CHANGED, changed)
+        after_commit(alias, lambda: _forget_all(changed))
+    changed.setdefault(table.name, set()).update(from_ids)
+
+
+_CHANGED = "_pinsite_changed_lists"
+"""The lists a transaction changed, by table: kept on its outermost atomic block, so a
+rollback takes them with it."""
+
+
+def _forget_all(changed: dict[str, set[int]]) -> None:
+    for name, from_ids in changed.items():
+        cache.forget_lists(name, from_ids)
 
 
 def add(table: MappingTable, from_id: int, to_id: int, sequence: int | None = None) -> bool:
@@ -118,23 +150,35 @@ def add(table: MappingTable, from_id: int, to_id: int, sequence: int | None = No
     return added
 
 
-def add_many(table: MappingTable, edges: Sequence[tuple[int, int]], batch: int = 5000) -> None:
-    """Add many edges ``(from_id, to_id)`` at the current time, edges already there kept
-    unchanged: one multi-row ``INSERT`` per shard and ``batch`` edges (bulk loading)."""
-    by_shard: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for from_id, to_id in edges:
+def add_many(table: MappingTable, edges: Sequence[tuple[int, int]] | Sequence[tuple[int, int, int]],
+             batch: int = 5000) -> None:
+    """Add many edges ``(from_id, to_id)`` at the current time, or ``(from_id, to_id,
+    sequence)``, edges already there kept unchanged: one multi-row ``INSERT`` per shard and
+    ``batch`` edges (bulk loading, and a bulk write's edges in its transaction, where each
+    is sent without waiting for its answer: an error is raised by the next statement, or the
+    commit)."""
+    by_shard: dict[int, list[tuple[int, int, int | None]]] = defaultdict(list)
+    for edge in edges:
+        from_id, to_id = edge[0], edge[1]
         expect_type(to_id, table.to_type)
-        by_shard[expect_type(from_id, table.from_type).shard].append((from_id, to_id))
+        by_shard[expect_type(from_id, table.from_type).shard].append(
+            (from_id, to_id, edge[2] if len(edge) > 2 else None))
     for shard, found in by_shard.items():
         alias, name, _ = _location(table, found[0][0])  # routed once per shard
         for start in range(0, len(found), batch):
             chunk, now = found[start:start + batch], now_us()
+            rows = [(from_id, to_id, now if sequence is None else sequence)
+                    for from_id, to_id, sequence in chunk]
+            if in_transaction(alias):  # its answer is read with the next statement
+                send_unanswered(alias, f"INSERT IGNORE INTO {name} (from_id, to_id, sequence) "
+                                "VALUES " + ",".join(f"({int(a)},{int(b)},{int(c)})"
+                                                     for a, b, c in rows))
+                continue
             with cursor(alias, shard) as c:
                 c.execute(f"INSERT IGNORE INTO {name} (from_id, to_id, sequence) VALUES "
-                          + ",".join(["(%s, %s, %s)"] * len(chunk)),
-                          [value for from_id, to_id in chunk for value in (from_id, to_id, now)])
-        for from_id in {from_id for from_id, _ in found}:
-            _forget_on_commit(alias, table, from_id)
+                          + ",".join(["(%s, %s, %s)"] * len(rows)),
+                          [value for row in rows for value in row])
+        _forget_on_commit(alias, table, *{from_id for from_id, _, _ in found})
 
 
 def add_to_sequence(table: MappingTable, from_id: int, to_id: int, amount: int) -> bool:

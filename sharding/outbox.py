@@ -73,11 +73,19 @@ def create(alias: str) -> None:
 
 def insert(alias: str, shard: int, name: str, payload: dict[str, Any], created_us: int) -> int:
     """Add an unsent row (inside the caller's transaction on ``alias``); returns its ID."""
+    return insert_many(alias, name, [(shard, payload)], created_us)[0]
+
+
+def insert_many(alias: str, name: str, rows: Sequence[tuple[int, dict[str, Any]]],
+                created_us: int) -> list[int]:
+    """Add unsent rows of one event name, ``(shard, payload)`` each (one multi-row ``INSERT``
+    in the caller's transaction on ``alias``); returns their IDs, in order."""
     with cursor(alias) as c:
-        c.execute(f"INSERT INTO {TABLE} (shard, name, payload, created_us) "
-                  "VALUES (%s, %s, %s, %s)",
-                  [shard, name, json.dumps(payload, separators=(",", ":")), created_us])
-        return int(c.lastrowid)
+        c.execute(f"INSERT INTO {TABLE} (shard, name, payload, created_us) VALUES "
+                  + ",".join(["(%s, %s, %s, %s)"] * len(rows)) + " RETURNING id",
+                  [value for shard, payload in rows for value in (
+                      shard, name, json.dumps(payload, separators=(",", ":")), created_us)])
+        return sorted(int(row[0]) for row in c.fetchall())  # one statement: ascending
 
 
 def unsent(alias: str, limit: int, created_before_us: int, after_id: int = 0) -> list[Row]:

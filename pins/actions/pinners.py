@@ -4,16 +4,21 @@ the content domain's part of deleting them."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 from typing import Any
 
 from django.contrib.auth import SESSION_KEY, get_user_model
 from django.contrib.sessions.models import Session
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from pins import events
 from pins.domain import timestamp_text
-from pins.exceptions import UsernameTaken
+from pins.exceptions import ContentError, UsernameTaken
 from pins.lookup import edit, load
 from pins.models import Pinner
 from pins.types import USER
@@ -24,7 +29,7 @@ from pins.validation import (
     clean_username,
 )
 from sharding import objects
-from sharding.hosts import atomic
+from sharding.hosts import atomic, atomic_on_host, by_host
 from sharding.ids import shard_of
 from sharding.topology import current_map
 from toolkit.clock import now_us
@@ -43,15 +48,99 @@ def create_pinner(username: str, password: str | None, email: str = "",
     if password is not None:
         clean_password(password)
     _check_username_free(username)
-    user_id = objects.create(USER, random_open_shard(), {
-        "username": username, "display_name": display_name, "about": "",
-        "created": timestamp_text(now_us()),
-    })
+    user_id = objects.create(USER, random_open_shard(), _user_data(username, display_name))
     try:
         return _create_index_row(username, password, email, user_id)
     except BaseException:
         objects.delete(user_id)
         raise
+
+
+@dataclass(frozen=True)
+class NewPinner:
+    """One pinner of :func:`create_pinners`: an account without a password."""
+
+    username: str
+    display_name: str = ""
+
+
+def create_pinners(new: Sequence[NewPinner]) -> list[Pinner | ContentError]:
+    """Sign up many pinners at once (an import), as :func:`create_pinner` does each: one
+    query for the usernames taken, the user objects of one host's shards in one transaction
+    there, then every auth user and ``Pinner`` row in one transaction in ``default``. If that
+    fails (a username taken meanwhile), the user objects are deleted again and each pinner is
+    made alone. Returns, in order, each pinner or the :class:`ContentError` that refused it."""
+    results: list[Pinner | ContentError | None] = [None] * len(new)
+    cleaned: dict[int, tuple[str, str]] = {}
+    for index, spec in enumerate(new):
+        try:
+            username = clean_username(spec.username)
+            cleaned[index] = (username, clean_display_name(spec.display_name) or username)
+        except ContentError as exc:
+            results[index] = exc
+    taken = _taken_of([username for username, _ in cleaned.values()])
+    for index, (username, _) in list(cleaned.items()):
+        if username.casefold() in taken:
+            results[index] = _taken(username)
+            del cleaned[index]
+        taken.add(username.casefold())  # a second row with the name is refused too
+    placed = {index: random_open_shard() for index in cleaned}
+    made: dict[int, int] = {}
+    try:
+        for shards in by_host(placed.values()).values():
+            on_host = set(shards)
+            with atomic_on_host(shards):
+                for index, shard in placed.items():
+                    if shard in on_host:
+                        username, display_name = cleaned[index]
+                        made[index] = objects.create(USER, shard, _user_data(username,
+                                                                              display_name))
+        for index, pinner in _create_index_rows({index: (cleaned[index][0], user_id)
+                                                 for index, user_id in made.items()}).items():
+            results[index] = pinner
+    except IntegrityError:
+        for user_id in made.values():
+            objects.delete(user_id)
+        for index, (username, display_name) in cleaned.items():
+            try:
+                results[index] = create_pinner(username, None, display_name=display_name)
+            except ContentError as exc:
+                results[index] = exc
+    except BaseException:
+        for user_id in made.values():
+            objects.delete(user_id)
+        raise
+    return [result for result in results if result is not None]
+
+
+def _user_data(username: str, display_name: str) -> dict[str, Any]:
+    return {"username": username, "display_name": display_name, "about": "",
+            "created": timestamp_text(now_us())}
+
+
+def _taken_of(usernames: list[str]) -> set[str]:
+    """Which of ``usernames`` have an account, case-folded (one query)."""
+    if not usernames:
+        return set()
+    found = get_user_model().objects.filter(
+        reduce(or_, (Q(username__iexact=username) for username in usernames)))
+    return {username.casefold() for username in found.values_list("username", flat=True)}
+
+
+def _create_index_rows(accounts: dict[int, tuple[str, int]]) -> dict[int, Pinner]:
+    """The auth users (no password) and ``Pinner`` rows of ``{index: (username, user_id)}``,
+    in one transaction in ``default``."""
+    model = get_user_model()
+    users = {index: model(username=model.normalize_username(username), email="")
+             for index, (username, _) in accounts.items()}
+    for user in users.values():
+        user.set_unusable_password()
+    with transaction.atomic(using="default"):
+        model.objects.bulk_create(users.values())
+        pinners = {index: Pinner(account=users[index], user_id=user_id)
+                   for index, (_, user_id) in accounts.items()}
+        Pinner.objects.bulk_create(pinners.values())
+    return pinners
 
 
 def update_pinner(user_id: int, *, display_name: str | None = None) -> None:

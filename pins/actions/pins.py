@@ -12,25 +12,31 @@ applied after the commit, or queued and retried until they succeed if that shard
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from events.mappings import write_after_commit
+from events.publisher import publish_soon
 from pins import events, interest_pins
 from pins.domain import JSONObject, Pin, timestamp_text, timestamp_us
+from pins.exceptions import ContentError, NotFound
 from pins.images import (
     UPLOADED_HERE,
     ImageInput,
     StoredImage,
     delete_stored_image,
     image_pin,
+    prepare_image,
     store_image,
+    store_prepared,
 )
 from pins.lookup import edit, load
 from pins.permissions import owned_board, owned_pin
-from pins.types import BOARD_HAS_PINS, IMAGE_HAS_PINS, PIN, PIN_HAS_REPINS, USER_HAS_PINS
+from pins.types import BOARD, BOARD_HAS_PINS, IMAGE_HAS_PINS, PIN, PIN_HAS_REPINS, USER_HAS_PINS
 from pins.validation import clean_description, clean_link, clean_title
 from sharding import mappings, objects
-from sharding.hosts import atomic
-from sharding.ids import shard_of
+from sharding.hosts import atomic, atomic_on_host, by_host
+from sharding.ids import shard_of, type_of
 from sharding.mappings import MappingTable
 from toolkit.clock import now_us
 
@@ -42,12 +48,21 @@ SHARED_WITH_SOURCE = ("description", "link", "image", "thumbnail", "width", "hei
 Edge = tuple[MappingTable, int, int]
 
 
+@dataclass(frozen=True)
+class NewPin:
+    """One pin of :func:`create_pins`, made on ``board_id`` by the board's owner."""
+
+    board_id: int
+    title: str
+    description: str = ""
+    link: str = ""
+
+
 def create_pin(pinner_id: int, board_id: int, title: str, description: str, link: str,
                image_file: ImageInput) -> Pin:
     """Pin an uploaded image to one of the pinner's own boards."""
     board_id, board = owned_board(pinner_id, board_id)
-    text = {"title": clean_title(title), "description": clean_description(description),
-            "link": clean_link(link), "interest": board.get("interest")}
+    text = _text(title, description, link, board)
     stored = store_image(shard_of(board_id), image_file)
     try:
         return _insert_pin(pinner_id, board_id,
@@ -55,6 +70,64 @@ def create_pin(pinner_id: int, board_id: int, title: str, description: str, link
     except BaseException:
         delete_stored_image(stored)
         raise
+
+
+def create_pins(new: Sequence[NewPin], image_file: ImageInput) -> list[Pin | ContentError]:
+    """Make many pins at once (an import), each on its board by the board's owner and each
+    with its own files of one picture, validated and thumbnailed once. The boards are read in
+    one query per host, and the pins of the shards of one host are written in one transaction
+    there (objects, mappings, events), whose events go to the publisher thread once it
+    commits, as the graph's writes hand theirs. Returns, in order, each pin or the
+    :class:`ContentError` that refused it; a host that fails raises, and the pins of hosts
+    written before it stay made."""
+    prepared = prepare_image(image_file)
+    boards = {board_id: data for board_id, data in
+              objects.get_many(spec.board_id for spec in new).items()
+              if type_of(board_id) is BOARD}
+    results: list[Pin | ContentError | None] = [None] * len(new)
+    by_shard: dict[int, list[tuple[int, JSONObject]]] = {}  # shard → (index, cleaned text)
+    for index, spec in enumerate(new):
+        board = boards.get(spec.board_id)
+        if board is None:
+            results[index] = NotFound(f"No {BOARD.name} {spec.board_id}.")
+            continue
+        try:
+            text = _text(spec.title, spec.description, spec.link, board)
+        except ContentError as exc:
+            results[index] = exc
+            continue
+        by_shard.setdefault(shard_of(spec.board_id), []).append((index, text))
+    for shards in by_host(by_shard).values():
+        stored = {shard: [store_prepared(shard, prepared) for _ in by_shard[shard]]
+                  for shard in shards}
+        try:
+            for shard in shards:
+                for index, _ in by_shard[shard]:
+                    _prepare_interest(boards[new[index].board_id], shard)
+            created: list[tuple[int, JSONObject]] = []
+            with atomic_on_host(shards):
+                for shard in shards:
+                    made = [(index, *_pin_data(
+                        int(boards[new[index].board_id]["owner_id"]), new[index].board_id,
+                        {**text, **_image_fields(files), "image_of": UPLOADED_HERE}, None))
+                        for (index, text), files in zip(by_shard[shard], stored[shard],
+                                                        strict=True)]
+                    pin_ids = _write_pins(shard, [(data, at) for _, data, at in made], created)
+                    for (index, data, _), pin_id in zip(made, pin_ids, strict=True):
+                        results[index] = Pin.from_json(pin_id, data)
+                handed = events.pins_created(created, publish_on_commit=False)
+        except BaseException:
+            for files in stored.values():
+                for one in files:
+                    delete_stored_image(one)
+            raise
+        publish_soon(handed)
+    return [result for result in results if result is not None]
+
+
+def _text(title: str, description: str, link: str, board: JSONObject) -> JSONObject:
+    return {"title": clean_title(title), "description": clean_description(description),
+            "link": clean_link(link), "interest": board.get("interest")}
 
 
 def repin(pinner_id: int, source_pin_id: int, board_id: int, title: str | None = None) -> Pin:
@@ -131,24 +204,61 @@ def _image_fields(stored: StoredImage) -> JSONObject:
 
 def _insert_pin(pinner_id: int, board_id: int, fields: JSONObject,
                 source_pin_id: int | None) -> Pin:
-    created_us = now_us()
-    data = {**fields, "board_id": board_id, "pinner_id": pinner_id,
-            "created": timestamp_text(created_us), "source_pin_id": source_pin_id}
+    data, created_us = _pin_data(pinner_id, board_id, fields, source_pin_id)
     shard = shard_of(board_id)
+    _prepare_interest(data, shard)
+    with atomic(shard):
+        pin_id = _write_pin(shard, data, created_us)
+    return Pin.from_json(pin_id, data)
+
+
+def _pin_data(pinner_id: int, board_id: int, fields: JSONObject,
+              source_pin_id: int | None) -> tuple[JSONObject, int]:
+    """A new pin's JSON, and its creation time in microseconds."""
+    created_us = now_us()
+    return {**fields, "board_id": board_id, "pinner_id": pinner_id,
+            "created": timestamp_text(created_us), "source_pin_id": source_pin_id}, created_us
+
+
+def _prepare_interest(data: JSONObject, shard: int) -> None:
+    """Make the interest's slice table ready for a pin of ``data`` (a pin's or its board's
+    JSON) on ``shard``, before the pin's transaction."""
     topic = interest_pins.listed_interest(data)
     if topic is not None:
         interest_pins.prepare(topic, shard)
-    with atomic(shard):
-        pin_id = objects.create(PIN, shard, data)
-        local, remote = _split_by_shard(shard, _edges(pin_id, data))
-        for table, from_id, to_id in local:
-            mappings.add(table, from_id, to_id, sequence=created_us)
+
+
+def _write_pin(shard: int, data: JSONObject, created_us: int) -> int:
+    """The pin object, its mappings and events, in the open transaction on ``shard``."""
+    created: list[tuple[int, JSONObject]] = []
+    pin_id = _write_pins(shard, [(data, created_us)], created)[0]
+    events.pins_created(created)
+    return pin_id
+
+
+def _write_pins(shard: int, pins: list[tuple[JSONObject, int]],
+                created: list[tuple[int, JSONObject]]) -> list[int]:
+    """Pin objects of ``shard`` (JSON, creation time) with their mappings, in the open
+    transaction there: one multi-row insert for the objects and one for each mapping table on
+    the shard. Returns their IDs, in order, and adds each one's ``pin_created`` to
+    ``created`` (``(shard, payload)``), for the caller to record."""
+    pin_ids = objects.create_many(PIN, shard, [data for data, _ in pins])
+    local: dict[MappingTable, list[tuple[int, int, int]]] = {}
+    for pin_id, (data, created_us) in zip(pin_ids, pins, strict=True):
+        here, remote = _split_by_shard(shard, _edges(pin_id, data))
+        for table, from_id, to_id in here:
+            local.setdefault(table, []).append((from_id, to_id, created_us))
+        topic = interest_pins.listed_interest(data)
         if topic is not None:
             interest_pins.add(topic, pin_id, created_us)
         for table, from_id, to_id in remote:
             write_after_commit(shard, "add", table, from_id, to_id, sequence=created_us)
-        events.pin_created(shard, pin_id, board_id, pinner_id, created_us, source_pin_id)
-    return Pin.from_json(pin_id, data)
+        created.append((shard, events.pin_created(pin_id, int(data["board_id"]),
+                                                  int(data["pinner_id"]), created_us,
+                                                  data["source_pin_id"])))
+    for table, edges in local.items():
+        mappings.add_many(table, edges)
+    return pin_ids
 
 
 def _delete_batch(board_id: int, owner_id: int, pin_ids: list[int]) -> int:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from feed import rebuild, storage
+from feed import rebuild, sources, storage
 from feed.schema import Entry
+from feed.store.pools import CLUSTERS
 from graph.actions import follow_board, unfollow_board
 from pins.actions import delete_pin
 from tests.feed.helpers import feed_ids, feed_ids_on_both, new_board, new_pin, new_user
@@ -78,3 +79,36 @@ def test_a_feed_that_is_not_short_is_left_alone(running: RunningQueue,
     new_pin(owner, first)
     running.settle()
     assert rebuild.refill("primary", follower) is False
+
+
+def test_feeds_of_several_users_are_rebuilt_together_on_every_cluster(
+        running: RunningQueue, small_feed: dict[str, Any]) -> None:
+    owner, follower, first, second = _two_boards_followed()
+    other = new_user()
+    follow_board(other, second)
+    pins = [new_pin(owner, (first, second)[i % 2]) for i in range(4)]
+    running.settle()
+    for user in (follower, other):
+        storage.change_feed("standby", user, now_us(),
+                            remove=storage.read_entries("standby", user))
+        assert feed_ids(user, "standby") == []
+    done = rebuild.rebuild_feeds([other, follower, other], CLUSTERS)
+    assert feed_ids_on_both(follower) == pins[::-1]
+    assert feed_ids_on_both(other) == [pins[3], pins[1]]
+    assert sorted(done) == sorted((cluster, user) for cluster in CLUSTERS
+                                  for user in (follower, other))
+    assert done[("standby", other)].entries == 2
+
+
+def test_a_rebuild_reads_on_past_a_full_head_of_a_board(
+        running: RunningQueue, small_feed: dict[str, Any], monkeypatch: Any) -> None:
+    owner, follower, first, _ = _two_boards_followed()
+    pins = [new_pin(owner, first) for _ in range(5)]
+    running.settle()
+    monkeypatch.setattr(rebuild, "MAX_PAGE", 3)  # a head holds 3: the rest is read on
+    monkeypatch.setattr(sources, "MAX_PAGE", 3)
+    storage.change_feed("primary", follower, now_us(),
+                        remove=storage.read_entries("primary", follower))
+    assert feed_ids(follower) == []
+    rebuild.rebuild("primary", follower)
+    assert feed_ids(follower) == pins[::-1]

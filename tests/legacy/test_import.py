@@ -8,6 +8,7 @@ twice, and a row pinsite refuses is reported, not lost."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -28,7 +29,7 @@ from django.core.management.base import CommandError
 from feed.selectors import feed_page
 from graph.selectors import is_following_board, is_following_user
 from legacy import tasks
-from legacy.models import LegacyRecord
+from legacy.models import LegacyBatch, LegacyRecord
 from legacy.source import SCHEMA, key
 from pins.actions import create_board
 from pins.selectors import boards_of, get_board, get_pin, get_user
@@ -162,6 +163,7 @@ def test_passes_by_queue_workers_converge_while_the_legacy_site_writes(
         stop.set()
         writer.join()
     assert written and "copied users" in first
+    assert "feeds rebuilt" in first
     converged = _import("legacy", legacy.url, "--batch", "5", "--until-converged")
     assert converged.strip().splitlines()[-1].endswith(
         "copied users 0, boards 0, pins 0, user_follows 0, board_follows 0")
@@ -185,6 +187,28 @@ def test_passes_by_queue_workers_converge_while_the_legacy_site_writes(
                       if get_pin(_pinsite_id(legacy, "pins", n)).pinner_id == followee}
     shown = {item.id for item in feed_page(follower, limit=100).items}
     assert followees_pins and followees_pins <= shown  # the follower's feed was rebuilt
+
+
+def test_a_pass_rebuilds_the_feed_of_each_follower_once(legacy: Legacy) -> None:
+    first = json.loads(_import("legacy", legacy.url, "--inline", "--json", "--batch", "4"))
+    [report] = first["passes"]
+    assert report["copied"]["user_follows"] == report["copied"]["board_follows"] == 12
+    assert report["feeds_rebuilt"] == 12  # a user and a board follow each: rebuilt once
+    batches = LegacyBatch.objects.filter(pass_id=report["pass"], kind="feeds")
+    rebuilt = [user for batch in batches for user in batch.followers]
+    assert sorted(rebuilt) == sorted({_pinsite_id(legacy, "users", n) for n in range(1, 13)})
+    assert all(batch.done for batch in batches) and len(batches) == 3  # 4 followers a batch
+    follower, followee = _pinsite_id(legacy, "users", 1), _pinsite_id(legacy, "users", 2)
+    followees_pins = {_pinsite_id(legacy, "pins", n) for n in range(1, 37)
+                      if get_pin(_pinsite_id(legacy, "pins", n)).pinner_id == followee}
+    assert followees_pins <= {item.id for item in feed_page(follower, limit=100).items}
+    again = json.loads(_import("legacy", legacy.url, "--inline", "--json"))
+    assert again["passes"][0]["feeds_rebuilt"] == 0 and again["converged"]
+    # a pass that stopped after its follows, before its rebuilds: the next pass rebuilds them
+    LegacyBatch.objects.create(pass_id="stopped", source=key(legacy.url), kind="user_follows",
+                               first_id=1, last_id=1, done=True, followers=[follower])
+    after_stop = json.loads(_import("legacy", legacy.url, "--inline", "--json"))
+    assert after_stop["passes"][0]["feeds_rebuilt"] == 1
 
 
 def test_a_claimed_row_is_not_made_twice_and_a_refused_one_is_reported(legacy: Legacy) -> None:

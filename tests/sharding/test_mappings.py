@@ -6,9 +6,9 @@ import pytest
 
 from pins.types import BOARD, BOARD_HAS_PINS, PIN
 from sharding import ids, mappings, objects
-from sharding.exceptions import InvalidObjectId
-from sharding.hosts import alias_for_shard
-from sharding.mappings import InvalidCursor
+from sharding.exceptions import InvalidObjectId, ShardingError
+from sharding.hosts import alias_for_shard, atomic
+from sharding.mappings import InvalidCursor, MappingTable
 from tests.sharding.helpers import queries_per_host
 
 
@@ -154,3 +154,36 @@ def test_a_scan_walks_a_shards_table_in_key_order_filtered_by_target() -> None:
     assert mine(mappings.scan(BOARD_HAS_PINS, 11, to_shards=[12], chunk=2)) == sorted(far)
     assert all(ids.decompose(to_id).shard == 12
                for _, to_id, _ in mappings.scan(BOARD_HAS_PINS, 11, to_shards=[12]))
+
+
+def test_edges_added_together_keep_their_sequences_and_leave_no_stale_head(
+        board_id: int) -> None:
+    first, second, third = _pins(3)
+    mappings.add(BOARD_HAS_PINS, board_id, first, sequence=1)
+    assert mappings.page(BOARD_HAS_PINS, board_id).ids == [first]  # the head is cached
+    with atomic(7):  # sent unanswered in a transaction, and the head forgotten at the commit
+        mappings.add_many(BOARD_HAS_PINS, [(board_id, second, 30), (board_id, third, 20),
+                                           (board_id, first, 99)])
+    assert mappings.page(BOARD_HAS_PINS, board_id).ids == [second, third, first]
+    assert mappings.sequence_of(BOARD_HAS_PINS, board_id, first) == 1  # kept
+    assert mappings.count(BOARD_HAS_PINS, board_id) == 3
+
+
+def test_a_failed_edge_sent_unanswered_fails_its_transaction(board_id: int) -> None:
+    pin_id = _pins(1)[0]
+    missing = MappingTable("board_lacks_pins", BOARD, PIN)  # no such table on the shards
+    with pytest.raises(ShardingError, match="board_lacks_pins"), atomic(7):
+        mappings.add(BOARD_HAS_PINS, board_id, pin_id)
+        mappings.add_many(missing, [(board_id, pin_id, 1)])
+        objects.create(PIN, 7, {})  # the next statement reads the answer owed
+    assert not mappings.contains(BOARD_HAS_PINS, board_id, pin_id)  # rolled back
+
+
+def test_edges_sent_unanswered_go_with_a_rollback(board_id: int) -> None:
+    first, second = _pins(2)
+    mappings.add(BOARD_HAS_PINS, board_id, first)
+    with pytest.raises(RuntimeError), atomic(7):
+        mappings.add_many(BOARD_HAS_PINS, [(board_id, second, 5)])
+        raise RuntimeError("rolled back")
+    assert not mappings.contains(BOARD_HAS_PINS, board_id, second)
+    assert mappings.page(BOARD_HAS_PINS, board_id).ids == [first]

@@ -45,20 +45,22 @@ def own_map(tmp_path: Path) -> Iterator[WatchedDocument[ShardMap]]:
         yield document
 
 
-BEFORE_THE_EVENT = "image_has_pins"  # the last statement before the outbox insert
 AFTER_THE_PIN = "pins"
+THE_EVENT = OUTBOX  # the last statement before the commit (the mappings are sent unanswered)
 
 
 @contextmanager
 def promoted_after(document: WatchedDocument[ShardMap], board: Board,
                    table: str) -> Iterator[tuple[str, str]]:
     """Promote the replica of ``board``'s master in ``document`` right after the insert into
-    ``table`` on ``board``'s shard ran on that master; yields ``(master, replica)``."""
+    ``table`` on ``board``'s shard (or into the outbox, ``OUTBOX``) ran on that master; yields
+    ``(master, replica)``."""
     shard = shard_of(board.id)
     found = current_map().range_for(shard)
     assert found.replica is not None
     master, replica = found.master, found.replica
-    statement = re.compile(rf"INSERT (IGNORE )?INTO {schema_name(shard)}\.{table} ")
+    name = table if table == OUTBOX else f"{schema_name(shard)}.{table}"
+    statement = re.compile(rf"INSERT (IGNORE )?INTO {re.escape(name)} ")
     moved: list[bool] = []
 
     def move_after_insert(execute: Callable[..., Any], sql: str, *args: Any) -> Any:
@@ -100,7 +102,7 @@ def test_a_pin_whose_shard_moves_before_its_event_is_refused_and_leaves_nothing(
         own_map: WatchedDocument[ShardMap]) -> None:
     pinner = create_pinner(unique_username(), None)
     board = create_board(pinner.user_id, "Moving")
-    with promoted_after(own_map, board, BEFORE_THE_EVENT) as hosts, \
+    with promoted_after(own_map, board, THE_EVENT) as hosts, \
             pytest.raises(ShardUnavailable, match="not acknowledged"):
         create_pin(pinner.user_id, board.id, TITLE, "", "", image_bytes())
     assert rows_left(board, hosts) == dict.fromkeys(hosts, NOTHING)
@@ -122,7 +124,7 @@ def test_the_api_answers_503_when_the_shard_moves_during_the_write(
         own_map: WatchedDocument[ShardMap]) -> None:
     caller = new_caller()
     board = create_board(caller.user_id, "Moving")
-    with promoted_after(own_map, board, BEFORE_THE_EVENT) as hosts:
+    with promoted_after(own_map, board, THE_EVENT) as hosts:
         response = caller.client.post("/api/v1/pins/", {
             "board_id": str(board.id), "title": TITLE, "image": upload()}, format="multipart")
     assert response.status_code == 503, response.content[:300]
@@ -136,7 +138,7 @@ def test_the_web_answers_the_503_page_when_the_shard_moves_during_the_write(
     board = create_board(pinner.user_id, "Moving")
     client = Client()
     client.force_login(pinner.account)
-    with promoted_after(own_map, board, BEFORE_THE_EVENT) as hosts:
+    with promoted_after(own_map, board, THE_EVENT) as hosts:
         response = client.post("/pin/new/", {"board": str(board.id), "title": TITLE,
                                               "description": "", "link": "",
                                               "image": upload()})

@@ -102,3 +102,11 @@ def test_get_many_skips_missing_ids_and_keeps_the_requested_order() -> None:
     missing = ids.compose(2, PIN.type_id, ids.MAX_LOCAL)
     wanted = [present[2], missing, present[0]]
     assert list(objects.get_many(wanted)) == [present[2], present[0]]
+
+
+def test_objects_made_together_get_their_ids_in_order() -> None:
+    made = objects.create_many(PIN, 7, [{"n": n} for n in range(5)])
+    assert [ids.decompose(pin_id).shard for pin_id in made] == [7] * 5
+    assert made == sorted(made)
+    assert [objects.get(pin_id) for pin_id in made] == [{"n": n} for n in range(5)]
+    assert objects.create_many(PIN, 7, []) == []

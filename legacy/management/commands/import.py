@@ -7,18 +7,20 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from graph.exceptions import GraphError
 from legacy import passes
 from legacy.errors import LegacyError
 from legacy.verify import verify
 from pins.exceptions import ContentError
 from sharding.exceptions import ShardingError
 from toolkit.commands import SubcommandCommand, require_counts
+from toolkit.errors import StoreUnavailable
 
 
 class Command(SubcommandCommand):
     help = ("Import a legacy one-database site (users, boards, pins, follows) into pinsite, "
             "or compare the two.")
-    error_types = (LegacyError, ShardingError, ContentError)
+    error_types = (LegacyError, ShardingError, ContentError, GraphError, StoreUnavailable)
 
     def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
         legacy = self.add_subparser(subparsers, parent, "legacy",
@@ -53,7 +55,8 @@ class Command(SubcommandCommand):
                     + (f"; waiting {sum(report.waiting.values())}"
                        if sum(report.waiting.values()) else "")
                     + (f"; refused {sum(report.rejected.values())} (see `import verify`)"
-                       if sum(report.rejected.values()) else ""))
+                       if sum(report.rejected.values()) else "")
+                    + (f"; feeds rebuilt {report.rebuilt}" if report.rebuilt else ""))
 
         if until_converged:
             reports = passes.until_converged(source, batch, inline, bars, warn, after)
