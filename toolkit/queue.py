@@ -257,6 +257,13 @@ def _decode(queue: str, body: bytes) -> DeadLetter:
                       error=trace[-1] if trace else "")
 
 
+def consumers(queue: str) -> int:
+    """How many consumers (worker processes) take messages from ``queue`` now."""
+    with _connection() as connection:
+        declared = connection.channel().queue_declare(queue=queue, passive=True)
+        return int(declared.method.consumer_count)
+
+
 def ping(timeout: float) -> None:
     """Open one AMQP connection to the broker and close it (``/readyz``); one attempt, at most
     ``timeout`` seconds. :class:`QueueUnavailable` when RabbitMQ does not answer."""

@@ -72,6 +72,12 @@ def test_graph_bad_counts_are_a_command_error(args: tuple[str, ...], message: st
         call_command("bench", "graph", *args)
 
 
+@pytest.mark.parametrize("option", ["--users", "--workers", "--processes", "--batch"])
+def test_import_counts_below_one_are_a_command_error(option: str) -> None:
+    with pytest.raises(CommandError, match=f"{option} must be at least 1"):
+        call_command("bench", "import", option, "0")
+
+
 @pytest.mark.parametrize("option", ["--inserts", "--samples", "--reads"])
 def test_smartfeed_counts_below_one_are_a_command_error(option: str) -> None:
     with pytest.raises(CommandError, match=f"{option} must be at least 1"):
