@@ -200,7 +200,7 @@ class Copier:
             source=self.site, kind=self.kind, legacy_id__in=legacy_ids, fingerprint=token)
             .values_list("legacy_id", flat=True))
 
-    def claim(self, kind: str, legacy_id: int) -> bool:
+    def claim(self, legacy_id: int) -> bool:
         """Claim one new row (see :meth:`claim_all`); False when it was claimed before."""
         return legacy_id in self.claim_all([legacy_id])
 
@@ -209,7 +209,7 @@ class Copier:
         if record is not None and record.pinsite_id is not None:
             update_pinner(record.pinsite_id, display_name=display_name)
             return record.pinsite_id
-        if not self.claim("users", int(row["id"])):
+        if not self.claim(int(row["id"])):
             try:
                 return pinner_by_username(str(row["username"])).user_id
             except NotFound:
@@ -222,7 +222,7 @@ class Copier:
         if record is not None and record.pinsite_id is not None:
             update_board(owner, record.pinsite_id, name=name, description=description)
             return record.pinsite_id
-        if not self.claim("boards", int(row["id"])):
+        if not self.claim(int(row["id"])):
             found = _find(boards_of(owner, limit=SEARCHED).items, lambda b: b.name == name)
             if found is not None:
                 return found
@@ -237,7 +237,7 @@ class Copier:
             update_pin(owner, record.pinsite_id, title=title, description=description,
                        link=link)
             return record.pinsite_id
-        if not self.claim("pins", int(row["id"])):
+        if not self.claim(int(row["id"])):
             found = _find(pins_of_board(board, limit=SEARCHED).items,
                           lambda p: (p.title, p.link) == (title, link))
             if found is not None:
