@@ -53,7 +53,9 @@ def test_deleted_pins_are_skipped(running: RunningQueue) -> None:
 
 def test_the_row_serves_its_newest_cap_entries_and_older_pins_come_by_pull(
         running: RunningQueue, small_feed: dict[str, Any]) -> None:
-    _, fan, pins = _feed_of(9, running)
+    # 10 pins: a trim comes once 2 writes are counted, so the last one reads the row with at
+    # least 9 of them, one more than a trim keeps (with 9 it could read 8, and drop nothing)
+    _, fan, pins = _feed_of(10, running)
     row = feed_head(fan)
     assert len(row.entries) > small_feed["CAP"] and row.horizon is not None
     assert pins[-1] not in [entry.pin_id for entry in row.entries]  # trimmed away
