@@ -91,10 +91,7 @@ def follow_users(pairs: Sequence[tuple[int, int]]) -> list[FollowChange | GraphE
         else:
             writes.append(_Write(index, edgelog.log_user_follow, updates.follow_user, follower,
                                  (target,)))
-    for write, change in _write_many(writes):
-        results[write.index] = FollowChange(write.follower, write.objects[0], "user", "follow",
-                                            change.changed, change.time_us)
-    return [result for result in results if result is not None]
+    return _made(results, writes, "user")
 
 
 def follow_boards(pairs: Sequence[tuple[int, int]]) -> list[FollowChange | GraphError]:
@@ -114,10 +111,7 @@ def follow_boards(pairs: Sequence[tuple[int, int]]) -> list[FollowChange | Graph
         else:
             writes.append(_Write(index, edgelog.log_board_follow, updates.follow_board,
                                  follower, (board, owner)))
-    for write, change in _write_many(writes):
-        results[write.index] = FollowChange(write.follower, write.objects[0], "board", "follow",
-                                            change.changed, change.time_us)
-    return [result for result in results if result is not None]
+    return _made(results, writes, "board")
 
 
 def forget_board(board_id: int, owner_id: int) -> int:
@@ -212,6 +206,15 @@ def _write_many(writes: list[_Write]) -> list[tuple[_Write, LogChange]]:
             publish_soon([change.event for _, change in changes if change.event is not None])
         done += changes
     return done
+
+
+def _made(results: list[FollowChange | GraphError | None], writes: list[_Write],
+          kind: TargetKind) -> list[FollowChange | GraphError]:
+    """The refusals in ``results`` with the follows of ``writes`` made in their places."""
+    for write, change in _write_many(writes):
+        results[write.index] = FollowChange(write.follower, write.objects[0], kind, "follow",
+                                            change.changed, change.time_us)
+    return [result for result in results if result is not None]
 
 
 def _users(follower_id: int | str, user_id: int | str, verb: str) -> tuple[int, int]:

@@ -265,30 +265,31 @@ def _write_map(rows: list[MapRow], on_duplicate: str | None) -> None:
 
 
 def _new_users(rows: list[Row]) -> list[Any]:
-    return [made if isinstance(made, Exception) else made.user_id
-            for made in create_pinners([NewPinner(str(row.values["username"]),
-                                                  str(row.values["display_name"] or ""))
-                                        for row in rows])]
+    return _ids(create_pinners([NewPinner(str(row.values["username"]),
+                                          str(row.values["display_name"] or ""))
+                                for row in rows]), "user_id")
 
 
 def _new_boards(rows: list[Row]) -> list[Any]:
-    return [made if isinstance(made, Exception) else made.id
-            for made in create_boards([NewBoard(int(row.refs[0]), str(row.values["name"]),
-                                                str(row.values["description"] or ""))
-                                       for row in rows])]
+    return _ids(create_boards([NewBoard(int(row.refs[0]), str(row.values["name"]),
+                                        str(row.values["description"] or ""))
+                               for row in rows]), "id")
 
 
 def _new_pins(rows: list[Row]) -> list[Any]:
-    return [made if isinstance(made, Exception) else made.id
-            for made in create_pins([NewPin(int(row.refs[0]), str(row.values["title"] or ""),
-                                            str(row.values["description"] or ""),
-                                            str(row.values["link"] or "")) for row in rows],
-                                    placeholder())]
+    return _ids(create_pins([NewPin(int(row.refs[0]), str(row.values["title"] or ""),
+                                    str(row.values["description"] or ""),
+                                    str(row.values["link"] or "")) for row in rows],
+                            placeholder()), "id")
 
 
 def _follows(rows: list[Row], follow: Callable[[list[tuple[int, int]]], list[Any]]) -> list[Any]:
-    return [made if isinstance(made, Exception) else made.target_id
-            for made in follow([(int(row.refs[0]), int(row.refs[1])) for row in rows])]
+    return _ids(follow([(int(row.refs[0]), int(row.refs[1])) for row in rows]), "target_id")
+
+
+def _ids(made: list[Any], attribute: str) -> list[Any]:
+    """Each made object's pinsite ID (its ``attribute``), or the error that refused it."""
+    return [one if isinstance(one, Exception) else getattr(one, attribute) for one in made]
 
 
 BULK: dict[str, Callable[[list[Row]], list[Any]]] = {

@@ -166,18 +166,16 @@ def add_many(table: MappingTable, edges: Sequence[tuple[int, int]] | Sequence[tu
     for shard, found in by_shard.items():
         alias, name, _ = _location(table, found[0][0])  # routed once per shard
         for start in range(0, len(found), batch):
-            chunk, now = found[start:start + batch], now_us()
-            rows = [(from_id, to_id, now if sequence is None else sequence)
-                    for from_id, to_id, sequence in chunk]
+            now = now_us()
+            sql = (f"INSERT IGNORE INTO {name} (from_id, to_id, sequence) VALUES "
+                   + ",".join(f"({int(from_id)},{int(to_id)},"
+                              f"{int(now if sequence is None else sequence)})"
+                              for from_id, to_id, sequence in found[start:start + batch]))
             if in_transaction(alias):  # its answer is read with the next statement
-                send_unanswered(alias, f"INSERT IGNORE INTO {name} (from_id, to_id, sequence) "
-                                "VALUES " + ",".join(f"({int(a)},{int(b)},{int(c)})"
-                                                     for a, b, c in rows))
+                send_unanswered(alias, sql)
                 continue
             with cursor(alias, shard) as c:
-                c.execute(f"INSERT IGNORE INTO {name} (from_id, to_id, sequence) VALUES "
-                          + ",".join(["(%s, %s, %s)"] * len(rows)),
-                          [value for row in rows for value in row])
+                c.execute(sql)
         _forget_on_commit(alias, table, *{from_id for from_id, _, _ in found})
 
 

@@ -84,17 +84,16 @@ def create_pinners(new: Sequence[NewPinner]) -> list[Pinner | ContentError]:
             results[index] = _taken(username)
             del cleaned[index]
         taken.add(username.casefold())  # a second row with the name is refused too
-    placed = {index: random_open_shard() for index in cleaned}
+    placed: dict[int, list[int]] = {}  # shard → indexes of the pinners placed there
+    for index in cleaned:
+        placed.setdefault(random_open_shard(), []).append(index)
     made: dict[int, int] = {}
     try:
-        for shards in by_host(placed.values()).values():
-            on_host = set(shards)
+        for shards in by_host(placed).values():
             with atomic_on_host(shards):
-                for index, shard in placed.items():
-                    if shard in on_host:
-                        username, display_name = cleaned[index]
-                        made[index] = objects.create(USER, shard, _user_data(username,
-                                                                              display_name))
+                for shard in shards:
+                    made.update(zip(placed[shard], objects.create_many(USER, shard, [
+                        _user_data(*cleaned[index]) for index in placed[shard]]), strict=True))
         for index, pinner in _create_index_rows({index: (cleaned[index][0], user_id)
                                                  for index, user_id in made.items()}).items():
             results[index] = pinner
@@ -157,7 +156,7 @@ def random_open_shard() -> int:
 
 
 def _check_username_free(username: str) -> None:
-    if get_user_model().objects.filter(username__iexact=username).exists():
+    if _taken_of([username]):
         raise _taken(username)
 
 
