@@ -19,8 +19,9 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from events.publisher import publish_soon
 from graph import edgelog, lookup, selectors, updates
@@ -89,9 +90,9 @@ def follow_users(pairs: Sequence[tuple[int, int]]) -> list[FollowChange | GraphE
         elif follower not in found or target not in found:
             results[index] = GraphNotFound(f"no user {target if follower in found else follower}")
         else:
-            writes.append(_Write(index, edgelog.log_user_follow, updates.follow_user, follower,
-                                 (target,)))
-    return _made(results, writes, "user")
+            writes.append(_Write(index, follower, (target,)))
+    return _made(results, _write_many(writes, edgelog.log_user_follows, updates.follow_user),
+                 "user")
 
 
 def follow_boards(pairs: Sequence[tuple[int, int]]) -> list[FollowChange | GraphError]:
@@ -109,9 +110,9 @@ def follow_boards(pairs: Sequence[tuple[int, int]]) -> list[FollowChange | Graph
         elif owner == follower:
             results[index] = InvalidGraphInput("a user cannot follow their own board")
         else:
-            writes.append(_Write(index, edgelog.log_board_follow, updates.follow_board,
-                                 follower, (board, owner)))
-    return _made(results, writes, "board")
+            writes.append(_Write(index, follower, (board, owner)))
+    return _made(results, _write_many(writes, edgelog.log_board_follows, updates.follow_board),
+                 "board")
 
 
 def forget_board(board_id: int, owner_id: int) -> int:
@@ -176,42 +177,42 @@ def _write(record: Callable[..., LogChange], update: Callable[..., list[Step]], 
 
 @dataclass(frozen=True)
 class _Write:
-    """One graph write of a bulk action: the edge log rows it writes in the open transaction,
-    the Redis update derived from them, the follower and the objects."""
+    """One graph write of a bulk action: where its result goes, the follower and the
+    objects."""
 
     index: int
-    log: Callable[..., LogChange]
-    update: Callable[..., list[Step]]
     follower: int
     objects: tuple[int, ...]
 
 
-def _write_many(writes: list[_Write]) -> list[tuple[_Write, LogChange]]:
+def _write_many(writes: list[_Write], log: Callable[[list[Any]], list[LogChange]],
+                update: Callable[..., list[Step]]) -> list[tuple[_Write, LogChange]]:
     """Graph writes a shard host at a time, each host's as :func:`_write` makes one: its
-    followers' locks taken (in ID order, sent ahead: the transaction's first statement reads
-    their answers, and a lock not granted rolls it back), every write logged with its event
-    in one transaction there, then the Redis updates applied together and the events handed
-    to the publisher thread. A host that fails raises; the hosts before it are done."""
+    followers' locks taken by one statement (sent ahead: the transaction's first statement
+    reads the answer, and a lock not granted rolls it back), every write logged with its
+    event by ``log`` in one transaction there, then the Redis updates applied together and
+    the events handed to the publisher thread. A host that fails raises; the hosts before it
+    are done."""
     done = []
     for shards in by_host(shard_of(write.follower) for write in writes).values():
         on_host = set(shards)
         batch = [write for write in writes if shard_of(write.follower) in on_host]
-        with ExitStack() as locks:
-            for follower in sorted({write.follower for write in batch}):
-                locks.enter_context(edgelog.follower_lock(follower, ahead=True))
+        with edgelog.followers_locked([write.follower for write in batch], ahead=True):
             with atomic_on_host(shards):
-                changes = [(write, write.log(write.follower, *write.objects)) for write in batch]
+                logged = log([(write.follower, *write.objects) for write in batch])
+            changes = list(zip(batch, logged, strict=True))
             apply([step for write, change in changes
-                   for step in write.update(write.follower, *write.objects, change)])
+                   for step in update(write.follower, *write.objects, change)])
             publish_soon([change.event for _, change in changes if change.event is not None])
         done += changes
     return done
 
 
-def _made(results: list[FollowChange | GraphError | None], writes: list[_Write],
-          kind: TargetKind) -> list[FollowChange | GraphError]:
-    """The refusals in ``results`` with the follows of ``writes`` made in their places."""
-    for write, change in _write_many(writes):
+def _made(results: list[FollowChange | GraphError | None],
+          done: list[tuple[_Write, LogChange]], kind: TargetKind,
+          ) -> list[FollowChange | GraphError]:
+    """The refusals in ``results`` with the follows ``done`` made in their places."""
+    for write, change in done:
         results[write.index] = FollowChange(write.follower, write.objects[0], kind, "follow",
                                             change.changed, change.time_us)
     return [result for result in results if result is not None]

@@ -13,9 +13,9 @@ follows explicitly and since when). A change records its domain event in that tr
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from events.record import Event
 from graph import events
@@ -28,8 +28,8 @@ from pins.types import BOARD
 from sharding import mappings
 from sharding.hosts import atomic
 from sharding.ids import MAX_LOCAL, compose, shard_of
-from sharding.locks import LockNotGranted, named_lock
-from sharding.mappings import MappingTable
+from sharding.locks import LockNotGranted, named_locks
+from sharding.mappings import Edges, MappingTable
 from toolkit.clock import now_us
 
 Row = tuple[int, int, int]
@@ -52,12 +52,22 @@ def follower_lock(follower: int, ahead: bool = False) -> Iterator[None]:
     """Serialise the graph writes of one follower (log write and Redis update together): a
     named lock on the follower's shard (:func:`sharding.locks.named_lock`, whose ``ahead``
     saves a round trip on the follow path)."""
+    with followers_locked([follower], ahead):
+        yield
+
+
+@contextmanager
+def followers_locked(followers: Collection[int], ahead: bool = False) -> Iterator[None]:
+    """:func:`follower_lock` of many followers whose shards are on one host (a bulk write
+    there): taken in ID order by one statement, released by one."""
+    ordered = sorted(set(followers))
     try:
-        with named_lock(shard_of(follower), lock_name(follower),
-                        graph_settings.number("LOCK_SECONDS"), ahead=ahead):
+        with named_locks(shard_of(ordered[0]), [lock_name(follower) for follower in ordered],
+                         graph_settings.number("LOCK_SECONDS"), ahead=ahead):
             yield
     except LockNotGranted as exc:
-        raise GraphUnavailable(f"user {follower} has another graph write in progress") from exc
+        shown = ordered[0] if len(ordered) == 1 else f"{ordered[0]} (of {len(ordered)})"
+        raise GraphUnavailable(f"user {shown} has another graph write in progress") from exc
 
 
 def lock_name(follower: int) -> str:
@@ -67,18 +77,83 @@ def lock_name(follower: int) -> str:
 
 def record_user_follow(follower: int, target: int) -> LogChange:
     with atomic(shard_of(follower)):
-        return log_user_follow(follower, target)
-
-
-def log_user_follow(follower: int, target: int) -> LogChange:
-    """:func:`record_user_follow` inside the open transaction on the follower's shard (many
-    follows of one host's followers in one transaction)."""
-    now = now_us()
-    added = mappings.add(USER_FOLLOWS_USER, follower, target, now)
-    time_us = now if added else _sequence(USER_FOLLOWS_USER, follower, target)
-    board_follows = board_follows_of_owner(follower, target)
-    event = _event(added, follower, target, "user", "follow", time_us)
+        now = now_us()
+        added = mappings.add(USER_FOLLOWS_USER, follower, target, now)
+        time_us = now if added else _sequence(USER_FOLLOWS_USER, follower, target)
+        board_follows = board_follows_of_owner(follower, target)
+        event = _event(added, follower, target, "user", "follow", time_us)
     return LogChange(added, time_us, board_follows=board_follows, event=event)
+
+
+def log_user_follows(pairs: Sequence[tuple[int, int]]) -> list[LogChange]:
+    """:func:`record_user_follow` of many ``(follower, target)`` pairs (an import), inside
+    the open transaction of the followers' one host and under their locks, as one call after
+    the other would log them (a pair given twice is made by the first). Where one follow
+    inserts its row and reads whether it was new, many read what the log holds by one query
+    for the host first, then write the new rows by one insert per shard (sent unanswered) and
+    the events by one outbox insert: what the query read stays so until the commit, as every
+    write of a follower's rows holds the follower's lock. (One follow made this way measured
+    slower in ``bench graph``, so the single record keeps inserting first.)"""
+    now = now_us()
+    count = len(pairs)
+    found = mappings.find_edges(
+        [Edges(USER_FOLLOWS_USER, follower, (target,)) for follower, target in pairs]
+        + [_owner_range(USER_FOLLOWS_BOARD, follower, target) for follower, target in pairs])
+    owners = _owners_in(found[count:])
+    made: dict[tuple[int, int], int] = {}
+    changes = []
+    for index, (follower, target) in enumerate(pairs):
+        held = found[index].get(target, made.get((follower, target)))
+        if held is None:
+            made[follower, target] = now
+        changes.append(LogChange(held is None, now if held is None else held,
+                                 board_follows=_owned(found[count + index], target, owners)))
+    mappings.add_many(USER_FOLLOWS_USER, [(*pair, now) for pair in made])
+    return _with_events(changes, [(follower, target, "user") for follower, target in pairs])
+
+
+def log_board_follows(triples: Sequence[tuple[int, int, int]]) -> list[LogChange]:
+    """:func:`record_board_follow` of many ``(follower, board, owner)``, as
+    :func:`log_user_follows` logs many follows of users."""
+    now = now_us()
+    count = len(triples)
+    found = mappings.find_edges(
+        [Edges(USER_FOLLOWS_BOARD, follower, (board,)) for follower, board, _ in triples]
+        + [Edges(USER_UNFOLLOWS_BOARD, follower, (board,)) for follower, board, _ in triples]
+        + [Edges(USER_FOLLOWS_USER, follower, (owner,)) for follower, _, owner in triples]
+        + [_owner_range(USER_FOLLOWS_BOARD, follower, owner) for follower, _, owner in triples])
+    owners = _owners_in(found[3 * count:])
+    made: dict[tuple[int, int], int] = {}
+    made_of_owner: dict[tuple[int, int], dict[int, int]] = {}
+    unmarked: set[tuple[int, int]] = set()
+    changes = []
+    for index, (follower, board, owner) in enumerate(triples):
+        held = found[index].get(board, made.get((follower, board)))
+        if held is None:
+            made[follower, board] = now
+            made_of_owner.setdefault((follower, owner), {})[board] = now
+        marked = board in found[count + index] and (follower, board) not in unmarked
+        if marked:
+            unmarked.add((follower, board))
+        board_follows = {**_owned(found[3 * count + index], owner, owners),
+                         **made_of_owner.get((follower, owner), {})}
+        changes.append(LogChange(held is None or marked, now if held is None else held,
+                                 owner in found[2 * count + index], board_follows))
+    mappings.add_many(USER_FOLLOWS_BOARD, [(*pair, now) for pair in made])
+    mappings.remove_many(USER_UNFOLLOWS_BOARD, sorted(unmarked))
+    return _with_events(changes, [(follower, board, "board") for follower, board, _ in triples])
+
+
+def _with_events(changes: list[LogChange], targets: list[tuple[int, int, TargetKind]],
+                 ) -> list[LogChange]:
+    """``changes`` with the events of the changed ones, recorded by one outbox insert."""
+    changed = [index for index, change in enumerate(changes) if change.changed]
+    recorded = events.follows_changed(
+        [(targets[index][0], targets[index][1], targets[index][2], "follow",
+          changes[index].time_us) for index in changed])
+    for index, event in zip(changed, recorded, strict=True):
+        changes[index] = replace(changes[index], event=event)
+    return changes
 
 
 def record_user_unfollow(follower: int, target: int) -> LogChange:
@@ -96,18 +171,13 @@ def record_user_unfollow(follower: int, target: int) -> LogChange:
 
 def record_board_follow(follower: int, board: int, owner: int) -> LogChange:
     with atomic(shard_of(follower)):
-        return log_board_follow(follower, board, owner)
-
-
-def log_board_follow(follower: int, board: int, owner: int) -> LogChange:
-    """:func:`record_board_follow` inside the open transaction on the follower's shard."""
-    now = now_us()
-    added = mappings.add(USER_FOLLOWS_BOARD, follower, board, now)
-    time_us = now if added else _sequence(USER_FOLLOWS_BOARD, follower, board)
-    unmarked = mappings.remove(USER_UNFOLLOWS_BOARD, follower, board)
-    follows_owner = mappings.contains(USER_FOLLOWS_USER, follower, owner)
-    board_follows = board_follows_of_owner(follower, owner)
-    event = _event(added or unmarked, follower, board, "board", "follow", time_us)
+        now = now_us()
+        added = mappings.add(USER_FOLLOWS_BOARD, follower, board, now)
+        time_us = now if added else _sequence(USER_FOLLOWS_BOARD, follower, board)
+        unmarked = mappings.remove(USER_UNFOLLOWS_BOARD, follower, board)
+        follows_owner = mappings.contains(USER_FOLLOWS_USER, follower, owner)
+        board_follows = board_follows_of_owner(follower, owner)
+        event = _event(added or unmarked, follower, board, "board", "follow", time_us)
     return LogChange(added or unmarked, time_us, follows_owner, board_follows, event=event)
 
 
@@ -151,14 +221,26 @@ def board_follows_of_owner(follower: int, owner: int) -> dict[int, int]:
 
 
 def _of_owner(table: MappingTable, follower: int, owner: int) -> dict[int, int]:
-    """Rows of ``follower`` in ``table`` whose board belongs to ``owner`` (a range scan on
+    """Rows of ``follower`` in ``table`` whose board belongs to ``owner``."""
+    [rows] = mappings.find_edges([_owner_range(table, follower, owner)])
+    return _owned(rows, owner, _owners_in([rows]))
+
+
+def _owner_range(table: MappingTable, follower: int, owner: int) -> Edges:
+    """The rows of ``follower`` in ``table`` that may be of ``owner``'s boards (a range scan on
     the primary key: an owner's boards all live on the owner's shard)."""
     shard = shard_of(owner)
-    rows = mappings.sequences_between(table, follower, compose(shard, BOARD.type_id, 1),
-                                      compose(shard, BOARD.type_id, MAX_LOCAL))
-    if not rows:
-        return {}
-    owners = board_owners(rows, strict=False)
+    return Edges(table, follower, between=(compose(shard, BOARD.type_id, 1),
+                                           compose(shard, BOARD.type_id, MAX_LOCAL)))
+
+
+def _owners_in(found: Sequence[dict[int, int]]) -> dict[int, int]:
+    """``board → owner`` of the boards in ``found`` (rows of :func:`_owner_range`)."""
+    boards = [board for rows in found for board in rows]
+    return board_owners(boards, strict=False) if boards else {}
+
+
+def _owned(rows: dict[int, int], owner: int, owners: dict[int, int]) -> dict[int, int]:
     return {board: time_us for board, time_us in rows.items() if owners.get(board) == owner}
 
 

@@ -12,9 +12,10 @@ If publishing fails, or Redis stays unreachable, the outbox relay publishes the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
-from events.record import Event, record
+from events.record import Event, record, record_many
 from sharding.ids import shard_of
 
 TargetKind = Literal["user", "board"]
@@ -33,9 +34,20 @@ action_time_us`` (published right after the commit: interest follows have no Red
 def follow_changed(follower_id: int, target_id: int, target_kind: TargetKind, action: Action,
                    action_time_us: int) -> Event:
     """Record the change in the follower's edge-log transaction; the action publishes it."""
-    return record(shard_of(follower_id), FOLLOW_CHANGED, publish_on_commit=False,
-                  follower_id=follower_id, target_id=target_id, target_kind=target_kind,
-                  action=action, action_time_us=action_time_us)
+    return follows_changed([(follower_id, target_id, target_kind, action, action_time_us)])[0]
+
+
+def follows_changed(changes: Sequence[tuple[int, int, TargetKind, Action, int]]) -> list[Event]:
+    """Many :func:`follow_changed`, ``(follower_id, target_id, target_kind, action,
+    action_time_us)`` each, in the open transaction of their followers' one host (one outbox
+    insert)."""
+    if not changes:
+        return []
+    return record_many(FOLLOW_CHANGED, [
+        (shard_of(follower), {"follower_id": follower, "target_id": target,
+                              "target_kind": kind, "action": action,
+                              "action_time_us": time_us})
+        for follower, target, kind, action, time_us in changes], publish_on_commit=False)
 
 
 def interest_follow_changed(follower_id: int, interest_id: int, action: Action,

@@ -18,7 +18,7 @@ not granted fails that statement, so it must be inside the block's transaction t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
@@ -37,19 +37,35 @@ class LockNotGranted(ShardingError):
 def named_lock(shard: int, name: str, seconds: float, ahead: bool = False) -> Iterator[None]:
     """Hold the lock ``name`` on ``shard``'s master for the block, waiting up to ``seconds``
     for it (:class:`LockNotGranted` after that). The release is sent without waiting."""
-    if not NAME.fullmatch(name):
-        raise ValueError(f"{name!r} is not a lock name (letters, digits, '_.:-', at most 64)")
+    with named_locks(shard, [name], seconds, ahead):
+        yield
+
+
+@contextmanager
+def named_locks(shard: int, names: Sequence[str], seconds: float, ahead: bool = False,
+                ) -> Iterator[None]:
+    """Hold every lock of ``names`` on ``shard``'s master for the block (the locks of many
+    keys on one host, for a bulk write there): taken in the order given by one statement,
+    each waiting up to ``seconds``, and released together by one. A lock not granted raises
+    :class:`LockNotGranted` once the others are released again."""
+    for name in names:
+        if not NAME.fullmatch(name):
+            raise ValueError(f"{name!r} is not a lock name (letters, digits, '_.:-', at most 64)")
+    if not names:
+        yield
+        return
     alias = alias_for_shard(shard)
-    take = f"SELECT GET_LOCK('{name}', {float(seconds)})"
-    refused = f"the lock {name} was not granted within {seconds:g}s"
-    if ahead:
-        send_unanswered(alias, take, check=_granted)
-    else:
-        with cursor(alias) as c:
-            c.execute(take)
-            if c.fetchone()[0] != 1:
-                raise LockNotGranted(refused)
+    take = "SELECT " + ", ".join(f"GET_LOCK('{name}', {float(seconds)})" for name in names)
+    shown = names[0] if len(names) == 1 else f"{names[0]} (of {len(names)})"
+    refused = f"the lock {shown} was not granted within {seconds:g}s"
     try:
+        if ahead:
+            send_unanswered(alias, take, check=_granted)
+        else:
+            with cursor(alias) as c:
+                c.execute(take)
+                if any(granted != 1 for granted in c.fetchone()):
+                    raise LockNotGranted(refused)
         yield
     except ShardingError as exc:
         if ahead and _caused_by(exc, AnswerRejected):
@@ -57,7 +73,8 @@ def named_lock(shard: int, name: str, seconds: float, ahead: bool = False) -> It
         raise
     finally:
         with suppress(ShardingError):
-            send_unanswered(alias, f"DO RELEASE_LOCK('{name}')")
+            send_unanswered(alias, "DO " + ", ".join(f"RELEASE_LOCK('{name}')"
+                                                      for name in names))
 
 
 def try_lock(alias: str, name: str) -> bool:
@@ -81,8 +98,9 @@ def unlock(alias: str, name: str) -> None:
 
 
 def _granted(result: Any) -> None:
-    if result.fetch_row() != ((1,),):
-        raise AnswerRejected("the lock was not granted")
+    rows = result.fetch_row()
+    if len(rows) != 1 or any(granted != 1 for granted in rows[0]):
+        raise AnswerRejected("a lock was not granted")
 
 
 def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:

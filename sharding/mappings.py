@@ -171,12 +171,32 @@ def add_many(table: MappingTable, edges: Sequence[tuple[int, int]] | Sequence[tu
                    + ",".join(f"({int(from_id)},{int(to_id)},"
                               f"{int(now if sequence is None else sequence)})"
                               for from_id, to_id, sequence in found[start:start + batch]))
-            if in_transaction(alias):  # its answer is read with the next statement
-                send_unanswered(alias, sql)
-                continue
-            with cursor(alias, shard) as c:
-                c.execute(sql)
+            _write_shard(alias, shard, sql)
         _forget_on_commit(alias, table, *{from_id for from_id, _, _ in found})
+
+
+def remove_many(table: MappingTable, edges: Sequence[tuple[int, int]]) -> None:
+    """Remove many edges ``(from_id, to_id)``, those not there ignored: one ``DELETE`` per
+    shard, sent as :func:`add_many` sends its inserts (unanswered inside a transaction)."""
+    by_shard: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for from_id, to_id in edges:
+        expect_type(to_id, table.to_type)
+        by_shard[expect_type(from_id, table.from_type).shard].append((from_id, to_id))
+    for shard, found in by_shard.items():
+        alias, name, _ = _location(table, found[0][0])
+        pairs = ",".join(f"({int(from_id)},{int(to_id)})" for from_id, to_id in found)
+        _write_shard(alias, shard, f"DELETE FROM {name} WHERE (from_id, to_id) IN ({pairs})")
+        _forget_on_commit(alias, table, *{from_id for from_id, _ in found})
+
+
+def _write_shard(alias: str, shard: int, sql: str) -> None:
+    """Run a bulk write on ``shard``: inside a transaction without waiting for its answer (the
+    next statement, or the commit, reads it and raises its error), else at once."""
+    if in_transaction(alias):
+        send_unanswered(alias, sql)
+        return
+    with cursor(alias, shard) as c:
+        c.execute(sql)
 
 
 def add_to_sequence(table: MappingTable, from_id: int, to_id: int, amount: int) -> bool:
@@ -361,36 +381,49 @@ def heads_sql(lists: list[tuple[int, str]], limit: int, at_or_before: int | None
     return " UNION ALL ".join(parts), params
 
 
-def sequences_between(table: MappingTable, from_id: int, low: int, high: int,
-                      ) -> dict[int, int]:
-    """``to_id → sequence`` of ``from_id``'s edges with ``low <= to_id <= high`` (a range
-    scan on the primary key: the targets of one type on one shard, say)."""
-    alias, name, _ = _location(table, from_id)
-    with cursor(alias) as c:
-        c.execute(f"SELECT to_id, sequence FROM {name} "
-                  "WHERE from_id = %s AND to_id BETWEEN %s AND %s", [from_id, low, high])
-        return {int(to_id): int(sequence) for to_id, sequence in c.fetchall()}
-
-
 def held(from_id: int, wanted: Sequence[tuple[MappingTable, Iterable[int]]],
          ) -> list[set[int]]:
     """For each ``(table, to_ids)`` of ``wanted``, which of ``to_ids`` ``from_id``'s list in
     ``table`` holds: one query on ``from_id``'s shard for all of them."""
-    found: list[set[int]] = [set() for _ in wanted]
-    parts, params, alias = [], [], ""
-    for tag, (table, to_ids) in enumerate(wanted):
-        targets = sorted(set(to_ids))
-        if targets:
-            alias, name, _ = _location(table, from_id)
-            marks = ",".join(["%s"] * len(targets))
-            parts.append(f"SELECT {tag}, to_id FROM {name} "
-                         f"WHERE from_id = %s AND to_id IN ({marks})")
-            params += [from_id, *targets]
-    if parts:
+    return [set(found) for found in
+            find_edges([Edges(table, from_id, to_ids=tuple(to_ids)) for table, to_ids in wanted])]
+
+
+@dataclass(frozen=True)
+class Edges:
+    """Edges of one list to look for (:func:`find_edges`): those pointing at ``to_ids``, or
+    with ``low <= to_id <= high`` when ``between`` is given (a range scan on the primary key)."""
+
+    table: MappingTable
+    from_id: int
+    to_ids: tuple[int, ...] = ()
+    between: tuple[int, int] | None = None
+
+
+def find_edges(wanted: Sequence[Edges]) -> list[dict[int, int]]:
+    """For each of ``wanted``, ``to_id → sequence`` of the edges found: one query per host for
+    all of them (the lists of many users on one host, say, in a bulk write's transaction)."""
+    found: list[dict[int, int]] = [{} for _ in wanted]
+    by_alias: dict[str, tuple[list[str], list[int]]] = {}
+    for tag, edges in enumerate(wanted):
+        if edges.between is None and not edges.to_ids:
+            continue
+        alias, name, _ = _location(edges.table, edges.from_id)
+        parts, params = by_alias.setdefault(alias, ([], []))
+        if edges.between is None:
+            targets = sorted(set(edges.to_ids))
+            condition = f"to_id IN ({','.join(['%s'] * len(targets))})"
+        else:
+            targets = list(edges.between)
+            condition = "to_id BETWEEN %s AND %s"
+        parts.append(f"SELECT {tag}, to_id, sequence FROM {name} "
+                     f"WHERE from_id = %s AND {condition}")
+        params += [edges.from_id, *targets]
+    for alias, (parts, params) in by_alias.items():
         with cursor(alias) as c:
             c.execute(" UNION ALL ".join(parts), params)
-            for tag, to_id in c.fetchall():
-                found[int(tag)].add(int(to_id))
+            for tag, to_id, sequence in c.fetchall():
+                found[int(tag)][int(to_id)] = int(sequence)
     return found
 
 

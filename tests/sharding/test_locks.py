@@ -13,7 +13,7 @@ from benchmarks.shards import raw_connection
 from pins.types import BOARD, BOARD_HAS_PINS, PIN
 from sharding import locks, mappings, objects
 from sharding.hosts import alias_for_shard, atomic
-from sharding.locks import LockNotGranted, named_lock
+from sharding.locks import LockNotGranted, named_lock, named_locks
 from tests.polling import wait_until
 
 SHARD = 5
@@ -77,6 +77,25 @@ def test_a_refusal_sent_ahead_fails_the_blocks_transaction(name: str,
     assert not mappings.contains(BOARD_HAS_PINS, board, pin)
     with named_lock(SHARD, f"{name}.after", seconds=1, ahead=True), atomic(SHARD):
         assert mappings.add(BOARD_HAS_PINS, board, pin)  # the same connection serves again
+
+
+@pytest.mark.parametrize("ahead", [False, True])
+def test_many_locks_are_held_together_and_refused_together(
+        name: str, other_session: Any, ahead: bool) -> None:
+    names = [f"{name}.{n}" for n in range(3)]
+    with named_locks(SHARD, names, seconds=5, ahead=ahead), atomic(SHARD):
+        objects.create(BOARD, SHARD, {})  # reads the locks' answer when sent ahead
+        assert not any(free_for(other_session, each) for each in names)
+    assert wait_until(lambda: all(free_for(other_session, each) for each in names), timeout=10)
+    hold(other_session, names[1])
+    with pytest.raises(LockNotGranted, match=names[0]), \
+            named_locks(SHARD, names, seconds=0.2, ahead=ahead), atomic(SHARD):
+        objects.create(BOARD, SHARD, {})
+        pytest.fail("the block ran without every lock")
+    with other_session.cursor() as c:
+        c.execute("DO RELEASE_LOCK(%s)", [names[1]])
+    # the locks granted before the refusal were given back with it
+    assert wait_until(lambda: all(free_for(other_session, each) for each in names), timeout=10)
 
 
 @pytest.mark.parametrize("bad", ["", "x'); DO SLEEP(5); --", "a" * 65, "name with spaces"])

@@ -6,9 +6,10 @@ import pytest
 
 from pins.types import BOARD, BOARD_HAS_PINS, PIN
 from sharding import ids, mappings, objects
+from sharding.conf import sharding_settings
 from sharding.exceptions import InvalidObjectId, ShardingError
 from sharding.hosts import alias_for_shard, atomic
-from sharding.mappings import InvalidCursor, MappingTable
+from sharding.mappings import Edges, InvalidCursor, MappingTable
 from tests.sharding.helpers import queries_per_host
 
 
@@ -117,13 +118,38 @@ def test_clear_removes_the_whole_list_and_its_cached_head(board_id: int) -> None
     assert mappings.count(BOARD_HAS_PINS, board_id) == 0
 
 
-def test_sequences_between_reads_one_range_of_targets(board_id: int) -> None:
+def test_find_edges_reads_targets_and_ranges_of_many_lists_with_one_query_per_host(
+        board_id: int) -> None:
     low, middle, high = _pins(3)
     for sequence, pin_id in enumerate((low, middle, high), start=10):
         mappings.add(BOARD_HAS_PINS, board_id, pin_id, sequence=sequence)
-    assert mappings.sequences_between(BOARD_HAS_PINS, board_id, middle, high) == {
-        middle: 11, high: 12}
-    assert mappings.sequences_between(BOARD_HAS_PINS, board_id, high + 1, high + 9) == {}
+    far = next(shard for shard in range(sharding_settings.SHARD_COUNT)
+               if alias_for_shard(shard) != alias_for_shard(7))
+    other = objects.create(BOARD, far, {"name": "on the other host"})
+    mappings.add(BOARD_HAS_PINS, other, low, sequence=5)
+    with queries_per_host() as queries:
+        found = mappings.find_edges([
+            Edges(BOARD_HAS_PINS, board_id, between=(middle, high)),
+            Edges(BOARD_HAS_PINS, board_id, between=(high + 1, high + 9)),
+            Edges(BOARD_HAS_PINS, board_id, to_ids=(low, high + 1, low)),
+            Edges(BOARD_HAS_PINS, other, to_ids=(low, middle)),
+            Edges(BOARD_HAS_PINS, other)])  # nothing asked: no query
+    assert found == [{middle: 11, high: 12}, {}, {low: 10}, {low: 5}, {}]
+    assert {alias: len(captured) for alias, captured in queries.items() if len(captured)} == {
+        alias_for_shard(7): 1, alias_for_shard(far): 1}
+
+
+def test_edges_removed_together_leave_the_others_and_no_stale_head(board_id: int) -> None:
+    first, second, third = _pins(3)
+    for sequence, pin_id in enumerate((first, second, third)):
+        mappings.add(BOARD_HAS_PINS, board_id, pin_id, sequence=sequence)
+    assert mappings.page(BOARD_HAS_PINS, board_id).ids == [third, second, first]  # cached
+    with atomic(7):  # sent unanswered in a transaction, and the head forgotten at the commit
+        mappings.remove_many(BOARD_HAS_PINS, [(board_id, third), (board_id, first),
+                                              (board_id, _pins(1)[0])])
+    assert mappings.page(BOARD_HAS_PINS, board_id).ids == [second]
+    mappings.remove_many(BOARD_HAS_PINS, [(board_id, second)])  # outside one: at once
+    assert mappings.count(BOARD_HAS_PINS, board_id) == 0
 
 
 def test_held_answers_for_several_lists_of_one_owner_in_one_query(board_id: int) -> None:
