@@ -41,3 +41,23 @@ def test_the_one_step_representation_is_drfs(pin: Pin, with_request: bool) -> No
     fast = PinSerializer(pin, context=dict(context)).data
     assert dict(fast) == drf(pin, dict(context))
     assert list(fast) == list(PinSerializer().fields)
+
+
+@pytest.mark.parametrize("with_request", [False, True])
+@settings(max_examples=30, deadline=None)
+@given(page=st.lists(pins, max_size=6))
+def test_a_page_of_pins_is_each_pins_representation(page: list[Pin], with_request: bool) -> None:
+    context = {"request": RequestFactory().get("/api/v1/me/feed/")} if with_request else {}
+    written = PinSerializer(page, many=True, context=dict(context)).data
+    assert [dict(item) for item in written] == [drf(pin, dict(context)) for pin in page]
+
+
+def test_a_page_of_a_serializer_with_more_fields_takes_drfs_path() -> None:
+    class Weighed(PinSerializer):
+        weight = serializers.IntegerField(default=3, read_only=True)
+
+    pin = Pin(id=1, board_id=2, pinner_id=3, title="t", description="", link="",
+              image="pins/ab/cdefghij.jpg", thumbnail="thumbs/ab/cdefghij.jpg", width=1,
+              height=1, created=datetime(2026, 1, 1, tzinfo=UTC), source_pin_id=None)
+    [item] = Weighed([pin], many=True).data
+    assert dict(item) == {**drf(pin, {}), "weight": 3}

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.conf import DEFAULT_STORAGE_ALIAS
+from django.core.files.storage import storages
 from django.utils import timezone
 from rest_framework import serializers
 
@@ -19,6 +21,57 @@ from pinsite.api.fields import (
     RequiredTextField,
     TextField,
 )
+
+
+class PinWriter:
+    """Writes pins as the API shows them (the fields of :class:`PinSerializer`), with what is
+    the same for every pin of a response looked up once: the request's origin for absolute
+    picture URLs, the current time zone, the picture storage. A page serializes dozens of
+    pins, and DRF's walk over each one's fields (attribute lookups, method fields, the
+    serializer's context found again for every field) cost more CPU than everything else in a
+    feed request."""
+
+    def __init__(self, request: Any) -> None:
+        self.origin = None if request is None else request.build_absolute_uri("/")[:-1]
+        self.zone = timezone.get_current_timezone()
+        self.storage = storages[DEFAULT_STORAGE_ALIAS]
+
+    def pin(self, pin: Pin) -> dict[str, Any]:
+        return {
+            "id": str(pin.id), "board_id": str(pin.board_id), "pinner_id": str(pin.pinner_id),
+            "title": _text(pin.title), "description": _text(pin.description),
+            "link": _text(pin.link),
+            "image_url": self.url(pin.image), "thumbnail_url": self.url(pin.thumbnail),
+            "width": _number(pin.width), "height": _number(pin.height),
+            "created": self.timestamp(pin.created),
+            "source_pin_id": None if pin.source_pin_id is None else str(pin.source_pin_id),
+            "interest": _text(pin.interest),
+        }
+
+    def url(self, name: str) -> str:
+        """The picture's URL, made absolute against the request's origin."""
+        url = str(self.storage.url(name))
+        if self.origin is None or not url.startswith("/") or url.startswith("//"):
+            return url
+        return self.origin + url
+
+    def timestamp(self, value: datetime) -> str:
+        """What DRF's ``DateTimeField`` writes: ISO 8601 in the current time zone, ``Z`` for
+        UTC."""
+        if value.tzinfo is None:
+            return str(_CREATED.to_representation(value))
+        text = value.astimezone(self.zone).isoformat()
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+class PinListSerializer(serializers.ListSerializer[Any]):
+    """A page of pins: one :class:`PinWriter` for all of them."""
+
+    def to_representation(self, data: Any) -> list[Any]:
+        if type(self.child) is not PinSerializer:
+            return list(super().to_representation(data))
+        writer = PinWriter(self.context.get("request"))
+        return [writer.pin(pin) for pin in data]
 
 
 class PinSerializer(serializers.Serializer[Any]):
@@ -39,52 +92,29 @@ class PinSerializer(serializers.Serializer[Any]):
     interest = serializers.CharField(read_only=True, allow_null=True,
                                      help_text="Its board's interest when it was made, or null.")
 
+    class Meta:
+        list_serializer_class = PinListSerializer
+
     def to_representation(self, instance: Any) -> dict[str, Any]:
-        """The declared fields, built in one step: a page serializes dozens of pins, and
-        DRF's walk over the fields (attribute lookups, method fields, per-field checks) cost
-        more CPU than everything else in a feed request. Subclasses that declare more fields
-        take DRF's path."""
+        """The declared fields, written by :class:`PinWriter` in one step. Subclasses that
+        declare more fields take DRF's path."""
         if type(self) is not PinSerializer:
             return dict(super().to_representation(instance))
-        pin: Pin = instance
-        return {
-            "id": str(pin.id), "board_id": str(pin.board_id), "pinner_id": str(pin.pinner_id),
-            "title": _text(pin.title), "description": _text(pin.description),
-            "link": _text(pin.link),
-            "image_url": self.get_image_url(pin), "thumbnail_url": self.get_thumbnail_url(pin),
-            "width": _number(pin.width), "height": _number(pin.height),
-            "created": self._timestamp(pin.created),
-            "source_pin_id": None if pin.source_pin_id is None else str(pin.source_pin_id),
-            "interest": _text(pin.interest),
-        }
-
-    def _timestamp(self, value: datetime) -> str:
-        """What DRF's ``DateTimeField`` writes (ISO 8601 in the current time zone, ``Z`` for
-        UTC), with the zone looked up once per response rather than once a pin."""
-        zone = self.context.get("_zone")
-        if zone is None:
-            zone = self.context["_zone"] = timezone.get_current_timezone()
-        if value.tzinfo is None:
-            return str(_CREATED.to_representation(value))
-        text = value.astimezone(zone).isoformat()
-        return text[:-6] + "Z" if text.endswith("+00:00") else text
+        return self._writer().pin(instance)
 
     def get_image_url(self, pin: Pin) -> str:
-        return self._absolute(pin.image_url)
+        return self._writer().url(pin.image)
 
     def get_thumbnail_url(self, pin: Pin) -> str:
-        return self._absolute(pin.thumbnail_url)
+        return self._writer().url(pin.thumbnail)
 
-    def _absolute(self, url: str) -> str:
-        """``url`` made absolute against the request's origin (worked out once per response,
-        shared by every pin of a page through the serializers' common context)."""
-        request = self.context.get("request")
-        if request is None or not url.startswith("/") or url.startswith("//"):
-            return url
-        origin = self.context.get("_origin")
-        if origin is None:
-            origin = self.context["_origin"] = request.build_absolute_uri("/")[:-1]
-        return origin + url
+    def _writer(self) -> PinWriter:
+        """The response's writer, shared by every pin serializer of it through the common
+        context."""
+        writer = self.context.get("_pin_writer")
+        if writer is None:
+            writer = self.context["_pin_writer"] = PinWriter(self.context.get("request"))
+        return writer
 
 
 _CREATED = serializers.DateTimeField()
