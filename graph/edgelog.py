@@ -95,19 +95,16 @@ def log_user_follows(pairs: Sequence[tuple[int, int]]) -> list[LogChange]:
     write of a follower's rows holds the follower's lock. (One follow made this way measured
     slower in ``bench graph``, so the single record keeps inserting first.)"""
     now = now_us()
-    count = len(pairs)
-    found = mappings.find_edges(
+    follows, ranges = _found_per_pair(2, mappings.find_edges(
         [Edges(USER_FOLLOWS_USER, follower, (target,)) for follower, target in pairs]
-        + [_owner_range(USER_FOLLOWS_BOARD, follower, target) for follower, target in pairs])
-    owners = _owners_in(found[count:])
+        + [_owner_range(USER_FOLLOWS_BOARD, follower, target) for follower, target in pairs]))
+    owners = _owners_in(ranges)
     made: dict[tuple[int, int], int] = {}
     changes = []
-    for index, (follower, target) in enumerate(pairs):
-        held = found[index].get(target, made.get((follower, target)))
-        if held is None:
-            made[follower, target] = now
-        changes.append(LogChange(held is None, now if held is None else held,
-                                 board_follows=_owned(found[count + index], target, owners)))
+    for (follower, target), held, rows in zip(pairs, follows, ranges, strict=True):
+        time_us = _logged(made, follower, target, held, now)
+        changes.append(LogChange(time_us is None, now if time_us is None else time_us,
+                                 board_follows=_owned(rows, target, owners)))
     mappings.add_many(USER_FOLLOWS_USER, [(*pair, now) for pair in made])
     return _with_events(changes, [(follower, target, "user") for follower, target in pairs])
 
@@ -116,32 +113,48 @@ def log_board_follows(triples: Sequence[tuple[int, int, int]]) -> list[LogChange
     """:func:`record_board_follow` of many ``(follower, board, owner)``, as
     :func:`log_user_follows` logs many follows of users."""
     now = now_us()
-    count = len(triples)
-    found = mappings.find_edges(
+    follows, marks, owner_follows, ranges = _found_per_pair(4, mappings.find_edges(
         [Edges(USER_FOLLOWS_BOARD, follower, (board,)) for follower, board, _ in triples]
         + [Edges(USER_UNFOLLOWS_BOARD, follower, (board,)) for follower, board, _ in triples]
         + [Edges(USER_FOLLOWS_USER, follower, (owner,)) for follower, _, owner in triples]
-        + [_owner_range(USER_FOLLOWS_BOARD, follower, owner) for follower, _, owner in triples])
-    owners = _owners_in(found[3 * count:])
+        + [_owner_range(USER_FOLLOWS_BOARD, follower, owner) for follower, _, owner in triples]))
+    owners = _owners_in(ranges)
     made: dict[tuple[int, int], int] = {}
     made_of_owner: dict[tuple[int, int], dict[int, int]] = {}
     unmarked: set[tuple[int, int]] = set()
     changes = []
     for index, (follower, board, owner) in enumerate(triples):
-        held = found[index].get(board, made.get((follower, board)))
-        if held is None:
-            made[follower, board] = now
+        time_us = _logged(made, follower, board, follows[index], now)
+        if time_us is None:
             made_of_owner.setdefault((follower, owner), {})[board] = now
-        marked = board in found[count + index] and (follower, board) not in unmarked
+        marked = board in marks[index] and (follower, board) not in unmarked
         if marked:
             unmarked.add((follower, board))
-        board_follows = {**_owned(found[3 * count + index], owner, owners),
+        board_follows = {**_owned(ranges[index], owner, owners),
                          **made_of_owner.get((follower, owner), {})}
-        changes.append(LogChange(held is None or marked, now if held is None else held,
-                                 owner in found[2 * count + index], board_follows))
+        changes.append(LogChange(time_us is None or marked, now if time_us is None else time_us,
+                                 owner in owner_follows[index], board_follows))
     mappings.add_many(USER_FOLLOWS_BOARD, [(*pair, now) for pair in made])
     mappings.remove_many(USER_UNFOLLOWS_BOARD, sorted(unmarked))
     return _with_events(changes, [(follower, board, "board") for follower, board, _ in triples])
+
+
+def _found_per_pair(lookups: int, found: list[dict[int, int]]) -> list[list[dict[int, int]]]:
+    """:func:`mappings.find_edges`' answer to ``lookups`` lookups asked for every follow of a
+    call (each lookup's for all the follows, then the next one's), one list per lookup."""
+    size = len(found) // lookups
+    return [found[size * lookup:size * (lookup + 1)] for lookup in range(lookups)]
+
+
+def _logged(made: dict[tuple[int, int], int], follower: int, target: int,
+            held: dict[int, int], now: int) -> int | None:
+    """When ``follower``'s row of ``target`` was logged: by the log (``held``, its rows read)
+    or by an earlier follow of the same call (``made``); None for a new row, which ``made``
+    then holds at ``now``."""
+    time_us = held.get(target, made.get((follower, target)))
+    if time_us is None:
+        made[follower, target] = now
+    return time_us
 
 
 def _with_events(changes: list[LogChange], targets: list[tuple[int, int, TargetKind]],

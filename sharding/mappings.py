@@ -157,36 +157,37 @@ def add_many(table: MappingTable, edges: Sequence[tuple[int, int]] | Sequence[tu
     ``batch`` edges (bulk loading, and a bulk write's edges in its transaction, where each
     is sent without waiting for its answer: an error is raised by the next statement, or the
     commit)."""
-    by_shard: dict[int, list[tuple[int, int, int | None]]] = defaultdict(list)
-    for edge in edges:
-        from_id, to_id = edge[0], edge[1]
-        expect_type(to_id, table.to_type)
-        by_shard[expect_type(from_id, table.from_type).shard].append(
-            (from_id, to_id, edge[2] if len(edge) > 2 else None))
-    for shard, found in by_shard.items():
+    for shard, found in _by_shard(table, edges).items():
         alias, name, _ = _location(table, found[0][0])  # routed once per shard
         for start in range(0, len(found), batch):
             now = now_us()
             sql = (f"INSERT IGNORE INTO {name} (from_id, to_id, sequence) VALUES "
-                   + ",".join(f"({int(from_id)},{int(to_id)},"
-                              f"{int(now if sequence is None else sequence)})"
-                              for from_id, to_id, sequence in found[start:start + batch]))
+                   + ",".join(f"({int(edge[0])},{int(edge[1])},"
+                              f"{int(edge[2] if len(edge) > 2 else now)})"
+                              for edge in found[start:start + batch]))
             _write_shard(alias, shard, sql)
-        _forget_on_commit(alias, table, *{from_id for from_id, _, _ in found})
+        _forget_on_commit(alias, table, *{edge[0] for edge in found})
 
 
 def remove_many(table: MappingTable, edges: Sequence[tuple[int, int]]) -> None:
     """Remove many edges ``(from_id, to_id)``, those not there ignored: one ``DELETE`` per
     shard, sent as :func:`add_many` sends its inserts (unanswered inside a transaction)."""
-    by_shard: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for from_id, to_id in edges:
-        expect_type(to_id, table.to_type)
-        by_shard[expect_type(from_id, table.from_type).shard].append((from_id, to_id))
-    for shard, found in by_shard.items():
+    for shard, found in _by_shard(table, edges).items():
         alias, name, _ = _location(table, found[0][0])
         pairs = ",".join(f"({int(from_id)},{int(to_id)})" for from_id, to_id in found)
         _write_shard(alias, shard, f"DELETE FROM {name} WHERE (from_id, to_id) IN ({pairs})")
         _forget_on_commit(alias, table, *{from_id for from_id, _ in found})
+
+
+def _by_shard(table: MappingTable, edges: Iterable[tuple[int, ...]],
+              ) -> dict[int, list[tuple[int, ...]]]:
+    """``edges`` (each ``(from_id, to_id, ...)``) by the shard of their list, their IDs
+    checked against the table's types."""
+    by_shard: dict[int, list[tuple[int, ...]]] = defaultdict(list)
+    for edge in edges:
+        expect_type(edge[1], table.to_type)
+        by_shard[expect_type(edge[0], table.from_type).shard].append(edge)
+    return by_shard
 
 
 def _write_shard(alias: str, shard: int, sql: str) -> None:
