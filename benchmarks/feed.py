@@ -47,7 +47,7 @@ from feed.selectors import feed_page
 from feed.store.pools import CLUSTERS, Cluster, table
 from graph.actions import follow_board
 from pins.actions import create_board, create_pin, create_pinner
-from pins.domain import timestamp_text
+from pins.domain import User, timestamp_text
 from pins.selectors import get_pin
 from pins.types import USER
 from sharding import objects
@@ -282,12 +282,16 @@ def _page(owner: int, board: int, samples: int) -> dict[str, Any]:
         _raw_multi_get([Entry.from_column(column).pin_id for column in newest])
 
     store = latency(lambda _: feed_page(reader, limit=PAGE), samples)
+    profile = User.objects.get(reader)
+    manager = latency(lambda _: profile.feed.page(limit=PAGE), samples)
     ceiling = latency(raw, samples)
     hosts = len({host for host, _ in objects.group_by_host_and_table(pins)})
     return {"pins": PAGE, "feed_entries": len(storage.read_entries("primary", reader)),
             "mysql_hosts": hosts, "feed_page": store.to_json(),
             "raw_row_plus_multi_get": ceiling.to_json(),
-            "p50_ratio_vs_raw": ratio(store.p50_us, ceiling.p50_us)}
+            "p50_ratio_vs_raw": ratio(store.p50_us, ceiling.p50_us),
+            "pinner_feed_page": manager.to_json(),
+            "manager_vs_selector_p50_ratio": ratio(manager.p50_us, store.p50_us)}
 
 
 def _page_pins(board: int, owner: int) -> list[int]:

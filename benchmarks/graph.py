@@ -35,6 +35,7 @@ from graph.keys import FOLLOWERS, FOLLOWING, Value, user_key, vshard_of_key, vsh
 from graph.store import admin
 from graph.vshards import vshard_count, vshard_of_shard
 from pins.actions import create_pinner
+from pins.domain import User
 from pins.types import USER
 from sharding.ids import compose
 from sharding.topology import current_map as current_shard_map
@@ -201,8 +202,14 @@ def _page(graph: BenchGraph, raw: Any, samples: int) -> dict[str, Any]:
                              desc=True, byscore=True, offset=0, num=51, withscores=True),
         samples)
     sizes = [len(graph.followers[star]) for star in stars]
+    profiles = User.objects.in_bulk(stars)
+    manager, selector = _interleaved(
+        lambda i: profiles[stars[i % len(stars)]].followers.page(limit=50),
+        lambda i: selectors.followers_page(stars[i % len(stars)], limit=50), samples)
     return {"followers_per_user": min(sizes), **_compared("followers_page", store, ceiling,
-                                                          "raw_zrange")}
+                                                          "raw_zrange"),
+            "pinner_followers_page": manager.to_json(),
+            "manager_vs_selector_p50_ratio": ratio(manager.p50_us, selector.p50_us)}
 
 
 def _writes(raw: Any, count: int, randomly: random.Random, graph: BenchGraph) -> dict[str, Any]:

@@ -14,6 +14,8 @@ class FeedConfig(AppConfig):
         from feed.middleware import DepthSamplerMiddleware
 
         receivers.connect()
+        from feed import managers  # gives the domain classes their feed managers
+        del managers
         broker = dramatiq.get_broker()
         if not any(isinstance(m, DepthSamplerMiddleware) for m in broker.middleware):
             broker.add_middleware(DepthSamplerMiddleware())

@@ -15,6 +15,7 @@ import dramatiq
 
 from feed import delivery, follows, observe, rebuild, storage, trim
 from feed.conf import count_delay_ms
+from feed.exceptions import FeedUnavailable
 from feed.queues import ClusterActors, per_cluster
 from feed.store.pools import CLUSTERS, Cluster
 from toolkit.clock import now_us
@@ -94,3 +95,18 @@ trim_feed = per_cluster("feed_trim", _trim, MAINTENANCE)
 refill_feed = per_cluster("feed_refill", _refill, MAINTENANCE)
 rebuild_cluster_feed = per_cluster("feed_rebuild", _rebuild, MAINTENANCE)
 forget_user = per_cluster("feed_forget_user", _forget_user, MAINTENANCE)
+
+
+def rebuild_everywhere(user_id: int) -> dict[str, Any]:
+    """Rebuild ``user_id``'s feed on each cluster now; a cluster that cannot be reached gets
+    the rebuild queued for when it is back. Per cluster: ``entries`` written and ``removed``,
+    or ``queued`` and the ``error``."""
+    outcome: dict[str, Any] = {}
+    for name in CLUSTERS:
+        try:
+            done = rebuild.rebuild(name, user_id)
+            outcome[name] = {"entries": done.entries, "removed": done.removed}
+        except FeedUnavailable as exc:
+            rebuild_cluster_feed[name].send(user_id)
+            outcome[name] = {"queued": True, "error": str(exc)}
+    return outcome

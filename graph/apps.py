@@ -11,4 +11,6 @@ class GraphConfig(AppConfig):
         from graph import receivers, tables  # tables registers the edge-log mapping tables
 
         receivers.connect()
+        from graph import managers  # gives the domain classes their graph managers
+        del managers
         del tables

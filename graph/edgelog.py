@@ -29,8 +29,9 @@ from sharding import mappings
 from sharding.hosts import atomic
 from sharding.ids import MAX_LOCAL, compose, shard_of
 from sharding.locks import LockNotGranted, named_locks
-from sharding.mappings import Edges, MappingTable
+from sharding.mappings import Edges, Entry, MappingTable
 from toolkit.clock import now_us
+from toolkit.paging import Page
 
 Row = tuple[int, int, int]
 
@@ -267,6 +268,12 @@ def board_follow_rows(follower: int, boards: Collection[int], owners: Collection
         (USER_FOLLOWS_BOARD, boards), (USER_UNFOLLOWS_BOARD, boards),
         (USER_FOLLOWS_USER, owners)])
     return explicit, unfollowed, owners_followed
+
+
+def followed_boards_page(follower: int, limit: int, after: str | None) -> Page[Entry]:
+    """The boards the follower follows explicitly, newest first (``InvalidCursor`` for a
+    cursor that is not one)."""
+    return mappings.page(USER_FOLLOWS_BOARD, follower, limit=limit, after=after)
 
 
 def rows_of_follower(table: MappingTable, follower: int) -> list[Row]:

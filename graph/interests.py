@@ -22,7 +22,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from graph import events, lookup
+from graph.conf import graph_settings
 from graph.events import Action
+from graph.exceptions import InvalidGraphInput
 from graph.models import InterestSlice
 from graph.tables import INTEREST_FOLLOWED_BY_USER, USER_FOLLOWS_INTEREST
 from pins.interests import Interest, all_interests, interest, interest_by_id
@@ -30,6 +32,7 @@ from sharding import mappings, slices
 from sharding.hosts import atomic
 from sharding.ids import shard_of
 from toolkit.clock import now_us
+from toolkit.paging import Page, decode_cursor, encode_cursor, page_size
 
 FOLLOWER_SLICES = slices.SliceMap(InterestSlice, "interest_id")
 """The shards holding slices of each interest's followers."""
@@ -76,6 +79,31 @@ def followed_interests(user_id: int | str) -> list[Interest]:
     user = lookup.user_id(user_id)
     followed = {entry.to_id for entry in mappings.iterate(USER_FOLLOWS_INTEREST, user)}
     return [topic for topic in all_interests() if topic.id in followed]
+
+
+def followed_interests_page(user_id: int | str, limit: int | None = None,
+                            after: str | None = None) -> Page[Interest]:
+    """The interests a pinner follows, in the taxonomy's order, ``limit`` at a time after the
+    cursor ``after``."""
+    size = page_size(limit, default=graph_settings.number("PAGE_SIZE"),
+                     maximum=graph_settings.number("MAX_PAGE"))
+    topics = followed_interests(user_id)
+    start = _after(topics, after) if after else 0
+    items = topics[start:start + size]
+    more = start + size < len(topics)
+    return Page(items, encode_cursor(items[-1].slug.encode()) if more else None)
+
+
+def _after(topics: list[Interest], cursor: str) -> int:
+    """The index just past the interest a cursor names (one unfollowed since included)."""
+    try:
+        slug = decode_cursor(cursor).decode()
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InvalidGraphInput("the page cursor is not valid") from exc
+    order = {topic.slug: index for index, topic in enumerate(all_interests())}
+    if slug not in order:
+        raise InvalidGraphInput("the page cursor is not valid")
+    return sum(1 for topic in topics if order[topic.slug] <= order[slug])
 
 
 def which_interests_followed(user_id: int | str, slugs: Sequence[str]) -> list[str]:

@@ -59,6 +59,18 @@ class Follow:
 FollowPage = Page[Follow]
 
 
+@dataclass(frozen=True)
+class BoardFollow:
+    """A board followed explicitly, and since when (µs)."""
+
+    board_id: int
+    time_us: int
+
+    @property
+    def id(self) -> int:
+        return self.board_id
+
+
 def is_following_user(follower_id: int | str, user_id: int | str) -> bool:
     """Does the follower follow the user explicitly (all their boards)?"""
     follower, target = lookup.user_id(follower_id), lookup.user_id(user_id)
@@ -143,6 +155,43 @@ def _follows_board(explicitly: bool, follows_owner: bool, unfollowed: bool) -> b
     return explicitly or (follows_owner and not unfollowed)
 
 
+def followers_among(user_id: int | str, user_ids: Sequence[int | str]) -> list[int]:
+    """Those of ``user_ids`` (at most ``MAX_BATCH``) who follow the user or some of their
+    boards, in input order; one round trip to the user's instance."""
+    return _among(lookup.user_id(user_id), FOLLOWERS, IMPLICIT_FOLLOWERS, user_ids)
+
+
+def followings_among(follower_id: int | str, user_ids: Sequence[int | str]) -> list[int]:
+    """Those of ``user_ids`` (at most ``MAX_BATCH``) the follower follows, or some of whose
+    boards, in input order; one round trip to the follower's instance."""
+    return _among(lookup.user_id(follower_id), FOLLOWING, IMPLICIT_FOLLOWING, user_ids)
+
+
+def _among(user: int, explicit_kind: str, implicit_kind: str,
+           user_ids: Sequence[int | str]) -> list[int]:
+    others = list(dict.fromkeys(lookup.user_ids(_batch(user_ids))))
+    if not others:
+        return []
+    explicit, implicit = reads.execute(vshard_of(user), [
+        ("zmscore", user_key(user, explicit_kind), others),
+        ("zmscore", user_key(user, implicit_kind), others)])
+    return [other for other, mine, through_boards in zip(others, explicit, implicit, strict=True)
+            if mine is not None or through_boards is not None]
+
+
+def which_boards_followed_explicitly(follower_id: int | str,
+                                    board_ids: Sequence[int | str]) -> list[int]:
+    """The boards among ``board_ids`` (at most ``MAX_BATCH``) the follower follows one by
+    one (not through their owners), in input order; one ``SMISMEMBER``."""
+    follower = lookup.user_id(follower_id)
+    boards = list(dict.fromkeys(lookup.board_ids(_batch(board_ids))))
+    if not boards:
+        return []
+    [members] = reads.execute(vshard_of(follower), [
+        ("smismember", user_key(follower, BOARDS_FOLLOWED), boards)])
+    return [board for board, member in zip(boards, members, strict=True) if member]
+
+
 def board_followers_among(board_id: int | str, user_ids: Sequence[int | str]) -> list[int]:
     """Those of ``user_ids`` who follow the board, in input order; one round trip to the
     board's instance however many are asked about (fanout re-checks a whole chunk with it)."""
@@ -222,6 +271,19 @@ def board_followers_page(board_id: int | str, limit: int | None = None,
               for m, t in _filtered_newest(vshard_of(board), user_key(owner, FOLLOWERS), after,
                                            size + 1, skip)]
     return _paged(items, size)
+
+
+def followed_boards_page(user_id: int | str, limit: int | None = None,
+                         cursor: str | None = None) -> Page[BoardFollow]:
+    """The boards the user follows one by one, newest first, as the edge log lists them: the
+    graph's Redis keeps them as a set, without the times a page is ordered by."""
+    user = lookup.user_id(user_id)
+    try:
+        page = edgelog.followed_boards_page(user, _page_size(limit), cursor or None)
+    except InvalidCursor as exc:
+        raise InvalidGraphInput("the page cursor is not valid") from exc
+    return Page([BoardFollow(entry.to_id, entry.sequence) for entry in page.items],
+                page.next_cursor)
 
 
 def iter_board_followers(board_id: int | str, chunk: int = 1000) -> Iterator[list[int]]:

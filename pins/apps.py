@@ -11,4 +11,6 @@ class PinsConfig(AppConfig):
         from pins import receivers, types  # types registers object types and mapping tables
 
         receivers.connect()
+        from pins import managers  # gives the domain classes their pins managers
+        del managers
         del types

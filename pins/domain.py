@@ -10,11 +10,29 @@ microseconds, the unit of mapping sequences and feed timestamps.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.core.files.storage import default_storage
+
+if TYPE_CHECKING:  # the managers apps above contribute (toolkit.related): named, not imported
+    from feed.managers import FollowingFeed
+    from feed.smart.managers import HomeFeed
+    from graph.actions import FollowChange
+    from graph.interests import InterestFollowChange
+    from graph.managers import (
+        BoardFollowers,
+        FollowedBoards,
+        Followers,
+        Following,
+        FollowTarget,
+        Interests,
+    )
+    from pins.managers import Listed, Objects, UserObjects
+    from pins.models import Pinner
+    from toolkit.related import ClassManager, Related, RelatedObject
 
 JSONObject = dict[str, Any]
 
@@ -41,9 +59,41 @@ def microseconds(moment: datetime) -> int:
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
+class PinnerManagers:
+    """A pinner's managers, on the profile object (:class:`User`) and on the account's index
+    row (:class:`~pins.models.Pinner`) alike, each given by the app owning its store when
+    Django is ready (:mod:`pins.managers`, :mod:`graph.managers`, :mod:`feed.managers`,
+    :mod:`feed.smart.managers`). See ``docs/python-api.md``.
+
+    >>> ada.followers.count(), ada.boards.page(limit=10), ada.feed.page(limit=50)
+    """
+
+    if TYPE_CHECKING:
+        boards: ClassVar[Related[Listed[Board]]]
+        pins: ClassVar[Related[Listed[Pin]]]
+        followers: ClassVar[Related[Followers]]
+        following: ClassVar[Related[Following]]
+        followed_boards: ClassVar[Related[FollowedBoards]]
+        interests: ClassVar[Related[Interests]]
+        feed: ClassVar[Related[FollowingFeed]]
+        home: ClassVar[Related[HomeFeed]]
+
+        def follow(self, target: FollowTarget) -> FollowChange | InterestFollowChange: ...
+
+        def unfollow(self, target: FollowTarget) -> FollowChange | InterestFollowChange: ...
+
+        def follows(self, target: User | Pinner | Board | int) -> bool: ...
+
+        def which_followed(self, targets: Sequence[User | Pinner | Board | int]) -> list[int]:
+            ...
+
+
 @dataclass(frozen=True)
-class User:
+class User(PinnerManagers):
     """A pinner's profile object (the ``users`` table on the pinner's shard)."""
+
+    if TYPE_CHECKING:
+        objects: ClassVar[ClassManager[UserObjects]]
 
     id: int
     username: str
@@ -66,6 +116,12 @@ class User:
 class Board:
     """A board: lives on its owner's shard."""
 
+    if TYPE_CHECKING:
+        objects: ClassVar[ClassManager[Objects[Board]]]
+        pins: ClassVar[Related[Listed[Pin]]]
+        followers: ClassVar[Related[BoardFollowers]]
+        owner: ClassVar[RelatedObject[User]]
+
     id: int
     owner_id: int
     name: str
@@ -87,6 +143,12 @@ class Board:
 @dataclass(frozen=True)
 class Pin:
     """A pin: lives on its board's shard; a repin names its source and shares its image."""
+
+    if TYPE_CHECKING:
+        objects: ClassVar[ClassManager[Objects[Pin]]]
+        repins: ClassVar[Related[Listed[Pin]]]
+        board: ClassVar[RelatedObject[Board]]
+        pinner: ClassVar[RelatedObject[User]]
 
     id: int
     board_id: int

@@ -7,17 +7,30 @@ map of the shards holding slices of an interest's pin list.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, ClassVar
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from pins.domain import PinnerManagers
 
-class Pinner(models.Model):
+if TYPE_CHECKING:
+    from pins.domain import User
+    from toolkit.related import RelatedObject
+
+
+class Pinner(PinnerManagers, models.Model):
     """The global index row of a pinner: auth account ↔ 64-bit user object ID on a shard.
+    It carries a pinner's managers (``request.user.pinner.followers.count()``) and the
+    profile object (``pinner.profile``, loaded on first use).
 
     >>> Pinner.objects.get(account__username="ada").user_id
     2522015791327477761
     """
+
+    if TYPE_CHECKING:
+        profile: ClassVar[RelatedObject[User]]
 
     account = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
                                    related_name="pinner")

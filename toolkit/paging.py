@@ -13,7 +13,7 @@ b'1700000000.42'
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
@@ -42,6 +42,18 @@ class Page(Generic[T]):
     def ids(self: Page[WithId]) -> list[int]:
         """The IDs of the items, in order."""
         return [item.id for item in self.items]
+
+
+def walk(read: Callable[[int, str | None], Page[T]], chunk: int) -> Iterator[T]:
+    """Every item of a list, newest first, read a page of ``chunk`` at a time by
+    ``read(limit, cursor)`` from one cursor to the next."""
+    cursor: str | None = None
+    while True:
+        page = read(chunk, cursor)
+        yield from page.items
+        if page.next_cursor is None:
+            return
+        cursor = page.next_cursor
 
 
 def encode_cursor(raw: bytes) -> str:

@@ -12,3 +12,5 @@ class SmartFeedConfig(AppConfig):
         from feed.smart import receivers
 
         receivers.connect()
+        from feed.smart import managers  # gives the domain classes their feed.smart managers
+        del managers

@@ -70,6 +70,13 @@ def home_page(user_id: int | str, limit: int | None = None, after: str | None = 
     return _first_page(user, size)
 
 
+def shown_count(user_id: int | str) -> int:
+    """How many pins the user's home feed holds: what earlier visits showed (one speculative
+    read of the materialized feed)."""
+    user = parse_id(user_id, USER)
+    return len(speculative(lambda cluster: materialized.read(cluster, user)))
+
+
 def _first_page(user: int, size: int) -> HomePage:
     started = time.perf_counter()
     now = now_us()

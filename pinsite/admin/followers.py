@@ -9,11 +9,10 @@ from datetime import datetime
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 
-from feed.selectors import feed_head, hydrate
+from feed.selectors import hydrate
 from feed.storage import FeedRow
-from feed.store.pools import CLUSTERS
+from feed.store.pools import CLUSTERS, Cluster
 from graph import health, repair, topology
-from graph import selectors as graph
 from graph.differences import VerifyReport
 from graph.vshards import vshard_of
 from pins import selectors as content
@@ -76,22 +75,22 @@ def user_sets(user_id: int) -> list[SetSize]:
             in zip(health.user_set_sizes(user_id).items(), SET_NAMES, strict=True)]
 
 
-def board_sets(user_id: int) -> list[BoardSets]:
+def board_sets(user: User) -> list[BoardSets]:
     return [BoardSets(board.id, board.name, *health.board_set_sizes(board.id),
-                      graph.board_follower_count(board.id))
-            for board in content.boards_of(user_id, limit=100).items]
+                      board.followers.count())
+            for board in user.boards.page(limit=100)]
 
 
-def feed_cluster(user_id: int, cluster: str) -> FeedCluster:
-    row, error = attempt(lambda: feed_head(user_id, cluster))  # type: ignore[arg-type]
+def feed_cluster(user: User, cluster: Cluster) -> FeedCluster:
+    row, error = attempt(lambda: user.feed.head(cluster))
     if row is None:
         return FeedCluster(cluster, None, None, None, error)
     return FeedCluster(cluster, len(row.entries), row.writes, _horizon(row), None)
 
 
-def feed_pins(user_id: int) -> list[tuple[str, Pin]]:
+def feed_pins(user: User) -> list[tuple[str, Pin]]:
     """The newest entries of the feed (speculative read), with their pins."""
-    entries = feed_head(user_id).entries[:SHOWN]
+    entries = user.feed.head().entries[:SHOWN]
     pins = {pin.id: pin for pin in hydrate(entries)}
     return [(timestamp_text(entry.created_us), pins[entry.pin_id]) for entry in entries
             if entry.pin_id in pins]
@@ -104,14 +103,14 @@ def follower_state_of(user: User) -> FollowerState:
     state = FollowerState(user, vshard, master, current.replica_of(master) if current and
                           master else None, problems=[error] if error else [])
     for name, read in (("sets", lambda: user_sets(user.id)),
-                       ("boards", lambda: board_sets(user.id)),
-                       ("feed", lambda: feed_pins(user.id))):
+                       ("boards", lambda: board_sets(user)),
+                       ("feed", lambda: feed_pins(user))):
         value, problem = attempt(read)
         if problem:
             state.problems.append(f"{name}: {problem}")
         else:
             setattr(state, name, value)
-    state.clusters = [feed_cluster(user.id, cluster) for cluster in CLUSTERS]
+    state.clusters = [feed_cluster(user, cluster) for cluster in CLUSTERS]
     return state
 
 
@@ -139,7 +138,7 @@ def find_pinner_page(request: HttpRequest, title: str, target: str) -> HttpRespo
 
 def follower_state(request: HttpRequest, user_id: str) -> HttpResponse:
     """Every set's size, placement, the feed head, and on request the log comparison."""
-    user, error = attempt(lambda: content.get_user(user_id))
+    user, error = attempt(lambda: User.objects.get(user_id))
     if user is None:
         return render_page(request, "pinners.html", "Follower state",
                            {"query": user_id, "error": error})

@@ -7,8 +7,8 @@ the result. List views implement one hook, :meth:`PageView.get_page`.
 ...     item_serializer = PinSerializer
 ...     summary = "A board's pins, newest first"
 ...     def get_page(self, query, **kwargs):
-...         page = pins_of_board(kwargs["board_id"], limit=query.limit, after=query.cursor)
-...         return page.items, page.next_cursor
+...         board = Board.objects.get(kwargs["board_id"])
+...         return board.pins.page(limit=query.limit, after=query.cursor)
 """
 
 from __future__ import annotations
@@ -20,11 +20,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from pins.models import Pinner
 from pinsite.api.pagination import PageQuery, page_query, page_response
 from pinsite.api.parsers import BoundedJSONParser
 from pinsite.api.permissions import ReadOnlyOrPinner, acting_pinner
 from pinsite.api.renderers import FastJSONRenderer
 from pinsite.api.throttles import WriteThrottle
+from toolkit.paging import Page
 
 
 class PinsiteView(APIView):
@@ -35,9 +37,13 @@ class PinsiteView(APIView):
     parser_classes = [BoundedJSONParser]
     renderer_classes = [FastJSONRenderer]
 
+    def pinner(self) -> Pinner:
+        """The requesting pinner (with their managers: ``self.pinner().feed.page()``)."""
+        return acting_pinner(self.request)
+
     def pinner_id(self) -> int:
         """The 64-bit user ID of the requesting pinner."""
-        return int(acting_pinner(self.request).user_id)
+        return int(self.pinner().user_id)
 
     def checked(self, serializer_class: type[serializers.Serializer[Any]],
                 partial: bool = False) -> dict[str, Any]:
@@ -60,8 +66,8 @@ class PageView(PinsiteView):
     summary: str = "A page of a newest-first list"
 
     def get(self, request: Request, **kwargs: Any) -> Response:
-        items, next_cursor = self.get_page(page_query(request), **kwargs)
-        return page_response(request, self.item_serializer, items, next_cursor)
+        return page_response(request, self.item_serializer,
+                             self.get_page(page_query(request), **kwargs))
 
-    def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
+    def get_page(self, query: PageQuery, **kwargs: Any) -> Page[Any]:
         raise NotImplementedError

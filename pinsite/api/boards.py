@@ -17,6 +17,7 @@ from pinsite.api.fields import path_id
 from pinsite.api.pagination import PageQuery
 from pinsite.api.serializers.boards import BoardDetailSerializer, BoardInput, BoardSerializer
 from pinsite.api.serializers.pins import PinSerializer
+from toolkit.paging import Page
 
 
 class BoardsView(PinsiteView):
@@ -63,7 +64,7 @@ class BoardPinsView(PageView):
     item_serializer = PinSerializer
     summary = "A board's pins, newest first"
 
-    def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
+    def get_page(self, query: PageQuery, **kwargs: Any) -> Page[Any]:
         board = selectors.get_board(path_id(kwargs["board_id"], BOARD))
         page = selectors.pins_of_board(board.id, limit=query.limit, after=query.cursor)
-        return page.items, page.next_cursor
+        return page

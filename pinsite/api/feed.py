@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from feed.selectors import feed_page
-from feed.smart.service import home_page
 from pinsite.api.base import PageView
 from pinsite.api.pagination import PageQuery
 from pinsite.api.permissions import IsPinner
 from pinsite.api.serializers.pins import PinSerializer
+from toolkit.paging import Page
 
 
 class FeedView(PageView):
@@ -18,9 +17,8 @@ class FeedView(PageView):
     item_serializer = PinSerializer
     summary = "Your following feed, newest first"
 
-    def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
-        page = feed_page(self.pinner_id(), limit=query.limit, after=query.cursor)
-        return page.items, page.next_cursor
+    def get_page(self, query: PageQuery, **kwargs: Any) -> Page[Any]:
+        return self.pinner().feed.page(limit=query.limit, after=query.cursor)
 
 
 class HomeView(PageView):
@@ -29,6 +27,5 @@ class HomeView(PageView):
     summary = ("Your smart home feed: pins chosen for this visit, best first, then the pins "
                "shown before (a cursor pages into those)")
 
-    def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
-        page = home_page(self.pinner_id(), limit=query.limit, after=query.cursor)
-        return page.items, page.next_cursor
+    def get_page(self, query: PageQuery, **kwargs: Any) -> Page[Any]:
+        return self.pinner().home.page(limit=query.limit, after=query.cursor)

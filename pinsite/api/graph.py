@@ -35,6 +35,7 @@ from pinsite.api.serializers.graph import (
     FollowerSerializer,
     FollowStateSerializer,
 )
+from toolkit.paging import Page
 
 
 def _user(text: str) -> int:
@@ -103,10 +104,10 @@ class FollowListView(PageView):
     target: Callable[[str], int]
     read: Callable[..., FollowPage]
 
-    def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
+    def get_page(self, query: PageQuery, **kwargs: Any) -> Page[Any]:
         view = type(self)
         page = view.read(view.target(kwargs[self.kwarg]), query.limit, query.cursor)
-        return follow_entries(page.items), page.next_cursor
+        return Page(follow_entries(page.items), page.next_cursor)
 
 
 class UserFollowersView(FollowListView):

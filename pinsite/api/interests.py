@@ -18,6 +18,7 @@ from pinsite.api.pagination import PageQuery
 from pinsite.api.permissions import IsPinner
 from pinsite.api.serializers.graph import FollowChangeSerializer, FollowStateSerializer
 from pinsite.api.serializers.pins import PinSerializer
+from toolkit.paging import Page
 
 
 class InterestSerializer(serializers.Serializer[Any]):
@@ -64,10 +65,10 @@ class InterestPinsView(PageView):
     item_serializer = PinSerializer
     summary = "An interest's pins, newest first"
 
-    def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
+    def get_page(self, query: PageQuery, **kwargs: Any) -> Page[Any]:
         page = selectors.interest_pins_page(kwargs["slug"], limit=query.limit,
                                             after=query.cursor)
-        return page.items, page.next_cursor
+        return page
 
 
 class FollowInterestView(PinsiteView):

@@ -7,8 +7,8 @@ once (``?limit=1&limit=2``), or an ``after`` parameter (the web UI's name for th
 the API does not take).
 
 >>> query = page_query(request)
->>> page = pins_of_board(board_id, limit=query.limit, after=query.cursor)
->>> page_response(request, PinSerializer, page.items, page.next_cursor)
+>>> page = board.pins.page(limit=query.limit, after=query.cursor)
+>>> page_response(request, PinSerializer, page)
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from rest_framework.utils.urls import replace_query_param
 
 from pinsite.api.fields import TextField
 from pinsite.cursors import InvalidCursor, seal, unseal
+from toolkit.paging import Page
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 100
@@ -112,14 +113,14 @@ def _plain_first_page(params: Any) -> PageQuery | None:
 
 
 def page_response(request: Request, item_serializer: type[serializers.Serializer[Any]],
-                  items: list[Any], next_cursor: str | None) -> Response:
-    """A page of ``items`` with the cursor and URL of the next one (``null`` at the end)."""
+                  page: Page[Any]) -> Response:
+    """A page's items with the cursor and URL of the next page (``null`` at the end)."""
     context = {"request": request}
-    next_url = None
+    next_cursor, next_url = page.next_cursor, None
     if next_cursor:
         next_cursor = seal(next_cursor)
         next_url = replace_query_param(request.build_absolute_uri(), "cursor", next_cursor)
-    return Response({"items": item_serializer(items, many=True, context=context).data,
+    return Response({"items": item_serializer(page.items, many=True, context=context).data,
                      "next_cursor": next_cursor, "next": next_url})
 
 

@@ -26,6 +26,7 @@ from pinsite.api.serializers.pins import (
     PinUploadInput,
     RepinInput,
 )
+from toolkit.paging import Page
 
 
 class PinsView(PinsiteView):
@@ -77,10 +78,10 @@ class PinRepinsView(PageView):
     item_serializer = PinSerializer
     summary = "The repins made directly from a pin, newest first"
 
-    def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
+    def get_page(self, query: PageQuery, **kwargs: Any) -> Page[Any]:
         pin = selectors.get_pin(path_id(kwargs["pin_id"], PIN))
         page = selectors.repins_of(pin.id, limit=query.limit, after=query.cursor)
-        return page.items, page.next_cursor
+        return page
 
 
 class RelatedPinSerializer(PinSerializer):

@@ -17,6 +17,7 @@ from pinsite.api.pagination import PageQuery
 from pinsite.api.serializers.boards import BoardSerializer
 from pinsite.api.serializers.pins import PinSerializer
 from pinsite.api.serializers.users import UserDetailSerializer
+from toolkit.paging import Page
 
 
 class UserView(PinsiteView):
@@ -38,17 +39,17 @@ class UserBoardsView(PageView):
     item_serializer = BoardSerializer
     summary = "A pinner's boards, newest first"
 
-    def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
+    def get_page(self, query: PageQuery, **kwargs: Any) -> Page[Any]:
         user = selectors.get_user(path_id(kwargs["user_id"], USER))
         page = selectors.boards_of(user.id, limit=query.limit, after=query.cursor)
-        return page.items, page.next_cursor
+        return page
 
 
 class UserPinsView(PageView):
     item_serializer = PinSerializer
     summary = "Every pin a pinner made, on all their boards, newest first"
 
-    def get_page(self, query: PageQuery, **kwargs: Any) -> tuple[list[Any], str | None]:
+    def get_page(self, query: PageQuery, **kwargs: Any) -> Page[Any]:
         user = selectors.get_user(path_id(kwargs["user_id"], USER))
         page = selectors.pins_of_user(user.id, limit=query.limit, after=query.cursor)
-        return page.items, page.next_cursor
+        return page

@@ -12,19 +12,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from graph.actions import follow_board, unfollow_board
-from graph.selectors import (
-    board_follower_count,
-    board_followers_page,
-    follow_kind,
-    is_following_board,
-)
 from pins.actions import create_board, delete_board, update_board
 from pins.domain import Board
 from pins.interests import interest
 from pins.models import Pinner
-from pins.selectors import board_pin_count, get_board, get_user, pins_of_board
-from pinsite.web.acting import acting_user_id, require_pinner
+from pinsite.web.acting import acting_pinner, require_pinner
 from pinsite.web.errors import domain_errors
 from pinsite.web.follows import change_follow, people
 from pinsite.web.forms import BoardForm, saved
@@ -76,7 +68,7 @@ def edit(request: HttpRequest, board_id: int) -> HttpResponse:
 def detail(request: HttpRequest, board_id: int) -> HttpResponse:
     """The board's pins, newest first."""
     context = _board(request, board_id, "pins")
-    page = pins_of_board(board_id, limit=PIN_PAGE, after=cursor_of(request))
+    page = context["board"].pins.page(limit=PIN_PAGE, after=cursor_of(request))
     context.update(pins=page.items, more_url=more_url(request, page.next_cursor),
                    empty_text="No pins on this board yet.")
     return render_page(request, "boards/detail.html", "partials/pin_grid.html", context)
@@ -86,8 +78,8 @@ def detail(request: HttpRequest, board_id: int) -> HttpResponse:
 def followers(request: HttpRequest, board_id: int) -> HttpResponse:
     """Who follows the board (explicitly, or through its owner), newest first."""
     context = _board(request, board_id, "followers")
-    page = board_followers_page(board_id, limit=PEOPLE_PAGE, cursor=cursor_of(request))
-    context.update(rows=people(context["viewer_id"], page),
+    page = context["board"].followers.page(limit=PEOPLE_PAGE, after=cursor_of(request))
+    context.update(rows=people(context["viewer"], page),
                    more_url=more_url(request, page.next_cursor),
                    empty_text="Nobody follows this board yet.",
                    partial_note=f"follows {context['owner'].username}")
@@ -99,9 +91,8 @@ def followers(request: HttpRequest, board_id: int) -> HttpResponse:
 @domain_errors
 def follow(request: HttpRequest, board_id: int) -> HttpResponse:
     """Follow or unfollow this one board (also one followed through its owner)."""
-    board = get_board(board_id)
-    return change_follow(request, follow_board, unfollow_board, board.id, board.name,
-                         reverse("board", args=[board.id]))
+    board = Board.objects.get(board_id)
+    return change_follow(request, board, board.name, reverse("board", args=[board.id]))
 
 
 @login_required
@@ -114,13 +105,13 @@ def delete(request: HttpRequest, board_id: int) -> HttpResponse:
         messages.success(request, f"Board “{board.name}” and its {deleted} pins deleted.")
         return redirect("profile", me.username)
     return render(request, "boards/delete.html",
-                  {"board": board, "pin_count": board_pin_count(board.id)})
+                  {"board": board, "pin_count": board.pins.count()})
 
 
 def _own_board(request: HttpRequest, board_id: int, verb: str) -> tuple[Pinner, Board]:
     """The acting pinner and their board, or a 403 saying only its owner may ``verb`` it."""
     me = require_pinner(request)
-    board = get_board(board_id)
+    board = Board.objects.get(board_id)
     if board.owner_id != me.user_id:
         raise PermissionDenied(f"Only the owner of this board can {verb} it.")
     return me, board
@@ -129,25 +120,25 @@ def _own_board(request: HttpRequest, board_id: int, verb: str) -> tuple[Pinner, 
 def _board(request: HttpRequest, board_id: int, tab: str) -> dict[str, Any]:
     """The board and the viewer; for a full page also the header: owner, exact counts and
     the viewer's follow state (a fragment for the script only needs the list)."""
-    board = get_board(board_id)
-    viewer_id = acting_user_id(request)
-    context: dict[str, Any] = {"board": board, "tab": tab, "viewer_id": viewer_id,
-                               "owner": get_user(board.owner_id)}
+    board = Board.objects.get(board_id)
+    viewer = acting_pinner(request)
+    context: dict[str, Any] = {"board": board, "tab": tab, "viewer": viewer,
+                               "viewer_id": viewer.user_id if viewer else None,
+                               "owner": board.owner}
     if not is_fragment(request):
-        context.update(_header(board, viewer_id))
+        context.update(_header(board, viewer))
     return context
 
 
-def _header(board: Board, viewer_id: int | None) -> dict[str, Any]:
-    is_own = viewer_id == board.owner_id
+def _header(board: Board, viewer: Pinner | None) -> dict[str, Any]:
+    is_own = viewer is not None and viewer.user_id == board.owner_id
     following = through_owner = False
-    if viewer_id is not None and not is_own:
-        following = is_following_board(viewer_id, board.id)
-        through_owner = following and follow_kind(viewer_id, board.owner_id) == "explicit"
+    if viewer is not None and not is_own:
+        following = board.followers.contains(viewer)
+        through_owner = following and viewer.following.kind(board.owner_id) == "explicit"
     return {
         "is_own": is_own, "following": following, "through_owner": through_owner,
         "interest": interest(board.interest) if board.interest else None,
-        "counts": {"pins": board_pin_count(board.id),
-                   "followers": board_follower_count(board.id)},
+        "counts": {"pins": board.pins.count(), "followers": board.followers.count()},
         "follow_url": reverse("board-follow", args=[board.id]),
     }

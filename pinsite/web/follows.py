@@ -6,29 +6,27 @@ A page of people asks the graph once which of them the viewer follows
 (``which_boards_followed``, implicit follows through the owner included). A pressed button is
 answered with the new button (for the script) or a redirect back (without it).
 
->>> rows = people(viewer_id, followers_page(user_id, limit=30))
+>>> rows = people(viewer, profile.followers.page(limit=30))
 >>> [(row.user.username, row.followed) for row in rows]
 [('ada', True), ('grace', False)]
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from graph.selectors import FollowPage, which_boards_followed, which_users_followed
+from graph.managers import FollowTarget
+from graph.selectors import FollowPage
 from pins.domain import Board, Pin, User
 from pins.exceptions import InvalidContent
-from pins.selectors import board_covers, users_by_id
+from pins.models import Pinner
+from pins.selectors import board_covers
 from pinsite.web.acting import require_pinner
 from pinsite.web.paging import is_fragment
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -51,21 +49,23 @@ class BoardCard:
     is_own: bool
 
 
-def people(viewer_id: int | None, page: FollowPage) -> list[PersonRow]:
+def people(viewer: Pinner | None, page: FollowPage) -> list[PersonRow]:
     """The page's pinners that still exist, with the viewer's follow state of each."""
     explicit = {item.user_id: item.explicit for item in page.items}
-    found = users_by_id(page.ids)
+    found = User.objects.in_bulk(page.ids)
     users = [found[user_id] for user_id in page.ids if user_id in found]
-    others = [user.id for user in users if user.id != viewer_id]
-    followed = set(which_users_followed(viewer_id, others)) if viewer_id and others else set()
+    viewer_id = viewer.user_id if viewer else None
+    others = [user for user in users if user.id != viewer_id]
+    followed = set(viewer.which_followed(others)) if viewer and others else set()
     return [PersonRow(user, user.id in followed, explicit[user.id], user.id == viewer_id)
             for user in users]
 
 
-def board_cards(viewer_id: int | None, boards: list[Board]) -> list[BoardCard]:
+def board_cards(viewer: Pinner | None, boards: list[Board]) -> list[BoardCard]:
     """Cards for a page of boards, with the viewer's follow state of each."""
-    others = [board.id for board in boards if board.owner_id != viewer_id]
-    followed = set(which_boards_followed(viewer_id, others)) if viewer_id and others else set()
+    viewer_id = viewer.user_id if viewer else None
+    others = [board for board in boards if board.owner_id != viewer_id]
+    followed = set(viewer.which_followed(others)) if viewer and others else set()
     covers = board_covers(board.id for board in boards)
     return [BoardCard(board, covers.get(board.id), board.id in followed,
                       board.owner_id == viewer_id) for board in boards]
@@ -80,14 +80,14 @@ def wants_follow(request: HttpRequest) -> bool:
     return action == "follow"
 
 
-def change_follow(request: HttpRequest, follow: Callable[[int, T], object],
-                  unfollow: Callable[[int, T], object], target: T, subject: str,
+def change_follow(request: HttpRequest, target: FollowTarget, subject: str,
                   fallback: str) -> HttpResponse:
-    """Follow or unfollow ``target`` as the logged-in pinner, as the form asks (``action``),
-    then :func:`follow_answer` with the button of ``subject``."""
+    """Follow or unfollow ``target`` (a pinner, a board or an interest) as the logged-in
+    pinner, as the form asks (``action``), then :func:`follow_answer` with the button of
+    ``subject``."""
     me = require_pinner(request)
     now_following = wants_follow(request)
-    (follow if now_following else unfollow)(me.user_id, target)
+    (me.follow if now_following else me.unfollow)(target)
     return follow_answer(request, {"following": now_following, "subject": subject}, fallback)
 
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from feed.selectors import feed_page
-from feed.smart.service import home_page
 from pinsite.web.acting import acting_pinner
 from pinsite.web.errors import domain_errors
 from pinsite.web.paging import PIN_PAGE, cursor_of, more_url, render_page
@@ -20,7 +18,7 @@ def home(request: HttpRequest) -> HttpResponse:
     pinner = acting_pinner(request)
     if pinner is None:
         return render(request, "welcome.html")
-    page = home_page(pinner.user_id, limit=PIN_PAGE, after=cursor_of(request))
+    page = pinner.home.page(limit=PIN_PAGE, after=cursor_of(request))
     return render_page(request, "home.html", "partials/pin_grid.html", {
         "tab": "home", "pins": page.items, "new": page.new,
         "more_url": more_url(request, page.next_cursor),
@@ -35,7 +33,7 @@ def following(request: HttpRequest) -> HttpResponse:
     pinner = acting_pinner(request)
     if pinner is None:
         return render(request, "welcome.html")
-    page = feed_page(pinner.user_id, limit=PIN_PAGE, after=cursor_of(request))
+    page = pinner.feed.page(limit=PIN_PAGE, after=cursor_of(request))
     return render_page(request, "home.html", "partials/pin_grid.html", {
         "tab": "following", "pins": page.items, "new": 0,
         "more_url": more_url(request, page.next_cursor),

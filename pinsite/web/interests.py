@@ -11,16 +11,10 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from graph.interests import (
-    follow_interest,
-    followed_interests,
-    interest_follower_count,
-    is_following_interest,
-    unfollow_interest,
-)
+from graph.interests import interest_follower_count
 from pins.interests import all_interests, interest
 from pins.selectors import interest_pins_page
-from pinsite.web.acting import acting_user_id
+from pinsite.web.acting import acting_pinner
 from pinsite.web.errors import domain_errors
 from pinsite.web.follows import change_follow
 from pinsite.web.paging import PIN_PAGE, cursor_of, is_fragment, more_url, render_page
@@ -29,13 +23,13 @@ from pinsite.web.paging import PIN_PAGE, cursor_of, is_fragment, more_url, rende
 @domain_errors
 def index(request: HttpRequest) -> HttpResponse:
     """Every interest, marked when the viewer follows it."""
-    viewer_id = acting_user_id(request)
-    followed = {topic.slug for topic in followed_interests(viewer_id)} if viewer_id else set()
+    viewer = acting_pinner(request)
+    followed = {topic.slug for topic in viewer.interests.iterator()} if viewer else set()
     return render(request, "interests/index.html", {
         "interests": [{"topic": topic, "following": topic.slug in followed,
                        "follow_url": reverse("interest-follow", args=[topic.slug])}
                       for topic in all_interests()],
-        "viewer_id": viewer_id})
+        "viewer_id": viewer.user_id if viewer else None})
 
 
 @domain_errors
@@ -43,15 +37,16 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
     """One interest: its follower count, for a pinner a follow button, and its newest pins
     (a fragment of the next page for the script needs only the pins)."""
     topic = interest(slug)
-    viewer_id = acting_user_id(request)
+    viewer = acting_pinner(request)
     page = interest_pins_page(topic.slug, limit=PIN_PAGE, after=cursor_of(request))
-    context: dict[str, Any] = {"topic": topic, "viewer_id": viewer_id, "pins": page.items,
+    context: dict[str, Any] = {"topic": topic, "viewer_id": viewer.user_id if viewer else None,
+                               "pins": page.items,
                                "more_url": more_url(request, page.next_cursor),
                                "empty_text": "No pins with this interest yet."}
     if not is_fragment(request):
         context.update(
             followers=interest_follower_count(topic.slug),
-            following=viewer_id is not None and is_following_interest(viewer_id, topic.slug),
+            following=viewer is not None and viewer.interests.contains(topic),
             follow_url=reverse("interest-follow", args=[topic.slug]))
     return render_page(request, "interests/detail.html", "partials/pin_grid.html", context)
 
@@ -62,5 +57,4 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
 def follow(request: HttpRequest, slug: str) -> HttpResponse:
     """Follow or unfollow the interest."""
     topic = interest(slug)
-    return change_follow(request, follow_interest, unfollow_interest, topic.slug, topic.name,
-                         reverse("interest", args=[topic.slug]))
+    return change_follow(request, topic, topic.name, reverse("interest", args=[topic.slug]))

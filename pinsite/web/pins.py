@@ -14,7 +14,7 @@ from pins.domain import Board, Pin
 from pins.exceptions import InvalidContent, NotFound
 from pins.interests import interest
 from pins.related import related_pins
-from pins.selectors import boards_of, get_board, get_pin, get_user, pins_of_board, repin_count
+from pins.selectors import boards_of
 from pinsite.web.acting import acting_user_id, require_pinner
 from pinsite.web.errors import domain_errors
 from pinsite.web.forms import PinForm, RepinForm, saved
@@ -49,17 +49,17 @@ def create(request: HttpRequest) -> HttpResponse:
 @domain_errors
 def detail(request: HttpRequest, pin_id: int) -> HttpResponse:
     """The image, its details, its board, a form to repin it, and related pins."""
-    pin = get_pin(pin_id)
+    pin = Pin.objects.get(pin_id)
     viewer_id = acting_user_id(request)
     boards = _own_boards(viewer_id) if viewer_id else []
     return render(request, "pins/detail.html", {
-        "pin": pin, "board": get_board(pin.board_id), "pinner": get_user(pin.pinner_id),
-        "source": _source_of(pin), "repins": repin_count(pin.id),
+        "pin": pin, "board": pin.board, "pinner": pin.pinner,
+        "source": _source_of(pin), "repins": pin.repins.count(),
         "is_own": viewer_id == pin.pinner_id, "viewer_id": viewer_id,
         "interest": interest(pin.interest) if pin.interest else None,
         "related": [found for found, _ in related_pins(pin.id, limit=MORE_LIKE_THIS)],
         "repin_form": RepinForm(boards=boards) if boards else None,
-        "more": [p for p in pins_of_board(pin.board_id, limit=MORE_FROM_BOARD + 1).items
+        "more": [p for p in pin.board.pins.page(limit=MORE_FROM_BOARD + 1)
                  if p.id != pin.id][:MORE_FROM_BOARD],
     })
 
@@ -70,7 +70,7 @@ def detail(request: HttpRequest, pin_id: int) -> HttpResponse:
 def repin(request: HttpRequest, pin_id: int) -> HttpResponse:
     """Save the pin to one of the pinner's boards."""
     me = require_pinner(request)
-    source = get_pin(pin_id)
+    source = Pin.objects.get(pin_id)
     form = RepinForm(request.POST, boards=_own_boards(me.user_id))
     if not form.is_valid():
         raise InvalidContent("Choose one of your boards to save the pin to.", field="board")
@@ -84,7 +84,7 @@ def repin(request: HttpRequest, pin_id: int) -> HttpResponse:
 def delete(request: HttpRequest, pin_id: int) -> HttpResponse:
     """Ask for confirmation, then delete the pin (its pinner only)."""
     me = require_pinner(request)
-    pin = get_pin(pin_id)
+    pin = Pin.objects.get(pin_id)
     if pin.pinner_id != me.user_id:
         raise PermissionDenied("Only the pinner who made this pin can delete it.")
     if request.method == "POST":
@@ -102,6 +102,6 @@ def _source_of(pin: Pin) -> Pin | None:
     if pin.source_pin_id is None:
         return None
     try:
-        return get_pin(pin.source_pin_id)
+        return Pin.objects.get(pin.source_pin_id)
     except NotFound:
         return None

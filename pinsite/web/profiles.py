@@ -9,24 +9,10 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from graph.actions import follow_user, unfollow_user
-from graph.interests import followed_interests
-from graph.selectors import (
-    follow_kind,
-    follower_count,
-    followers_page,
-    following_count,
-    followings_page,
-)
-from pins.selectors import (
-    boards_of,
-    get_user,
-    pinner_by_username,
-    pins_of_user,
-    user_board_count,
-    user_pin_count,
-)
-from pinsite.web.acting import acting_user_id
+from pins.domain import User
+from pins.models import Pinner
+from pins.selectors import pinner_by_username
+from pinsite.web.acting import acting_pinner
 from pinsite.web.errors import domain_errors
 from pinsite.web.follows import board_cards, change_follow, people
 from pinsite.web.paging import (
@@ -49,8 +35,8 @@ PEOPLE_TEXT = {
 def boards(request: HttpRequest, username: str) -> HttpResponse:
     """The pinner's boards, newest first, each with its cover and a follow button."""
     context = _profile(request, username, "boards")
-    page = boards_of(context["profile"].id, limit=BOARD_PAGE, after=cursor_of(request))
-    context.update(cards=board_cards(context["viewer_id"], page.items),
+    page = context["profile"].boards.page(limit=BOARD_PAGE, after=cursor_of(request))
+    context.update(cards=board_cards(context["viewer"], page.items),
                    more_url=more_url(request, page.next_cursor))
     return render_page(request, "profiles/boards.html", "partials/board_grid.html", context)
 
@@ -59,7 +45,7 @@ def boards(request: HttpRequest, username: str) -> HttpResponse:
 def pins(request: HttpRequest, username: str) -> HttpResponse:
     """Every pin the pinner made, newest first."""
     context = _profile(request, username, "pins")
-    page = pins_of_user(context["profile"].id, limit=PIN_PAGE, after=cursor_of(request))
+    page = context["profile"].pins.page(limit=PIN_PAGE, after=cursor_of(request))
     context.update(pins=page.items, more_url=more_url(request, page.next_cursor),
                    empty_text="No pins yet.")
     return render_page(request, "profiles/pins.html", "partials/pin_grid.html", context)
@@ -83,15 +69,16 @@ def following(request: HttpRequest, username: str) -> HttpResponse:
 def follow(request: HttpRequest, username: str) -> HttpResponse:
     """Follow or unfollow the pinner (and so all their boards)."""
     target = pinner_by_username(username)
-    return change_follow(request, follow_user, unfollow_user, target.user_id, target.username,
+    return change_follow(request, target, target.username,
                          reverse("profile", args=[target.username]))
 
 
 def _people(request: HttpRequest, username: str, tab: str) -> HttpResponse:
     context = _profile(request, username, tab)
-    read = followers_page if tab == "followers" else followings_page
-    page = read(context["profile"].id, limit=PEOPLE_PAGE, cursor=cursor_of(request))
-    context.update(rows=people(context["viewer_id"], page),
+    profile: User = context["profile"]
+    people_of = profile.followers if tab == "followers" else profile.following
+    page = people_of.page(limit=PEOPLE_PAGE, after=cursor_of(request))
+    context.update(rows=people(context["viewer"], page),
                    more_url=more_url(request, page.next_cursor), **PEOPLE_TEXT[tab])
     return render_page(request, "profiles/people.html", "partials/people_list.html", context)
 
@@ -99,21 +86,23 @@ def _people(request: HttpRequest, username: str, tab: str) -> HttpResponse:
 def _profile(request: HttpRequest, username: str, tab: str) -> dict[str, Any]:
     """The pinner and the viewer; for a full page also the header: exact counts and the
     viewer's follow state (a fragment for the script only needs the list)."""
-    profile = get_user(pinner_by_username(username).user_id)
-    viewer_id = acting_user_id(request)
-    context: dict[str, Any] = {"profile": profile, "tab": tab, "viewer_id": viewer_id}
+    profile = User.objects.get(username=username)
+    viewer = acting_pinner(request)
+    context: dict[str, Any] = {"profile": profile, "tab": tab, "viewer": viewer,
+                               "viewer_id": viewer.user_id if viewer else None}
     if not is_fragment(request):
-        context.update(_header(profile.id, profile.username, viewer_id))
+        context.update(_header(profile, viewer))
     return context
 
 
-def _header(user_id: int, username: str, viewer_id: int | None) -> dict[str, Any]:
-    is_own = viewer_id == user_id
-    kind = follow_kind(viewer_id, user_id) if viewer_id is not None and not is_own else None
+def _header(profile: User, viewer: Pinner | None) -> dict[str, Any]:
+    is_own = viewer is not None and viewer.user_id == profile.id
+    kind = viewer.following.kind(profile) if viewer is not None and not is_own else None
     return {
         "is_own": is_own, "follows_all": kind == "explicit", "follows_some": kind == "implicit",
-        "counts": {"boards": user_board_count(user_id), "pins": user_pin_count(user_id),
-                   "followers": follower_count(user_id), "following": following_count(user_id)},
-        "follow_url": reverse("profile-follow", args=[username]),
-        "interests": followed_interests(user_id),
+        "counts": {"boards": profile.boards.count(), "pins": profile.pins.count(),
+                   "followers": profile.followers.count(),
+                   "following": profile.following.count()},
+        "follow_url": reverse("profile-follow", args=[profile.username]),
+        "interests": list(profile.interests.iterator()),
     }

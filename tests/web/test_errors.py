@@ -10,9 +10,10 @@ from django.template.loader import render_to_string
 from django.test import Client
 
 from feed.exceptions import FeedUnavailable
+from feed.smart import service
+from graph import selectors
 from graph.exceptions import GraphUnavailable
 from pins.models import Pinner
-from pinsite.web import home, profiles
 from sharding.exceptions import ShardMapError, ShardNotOpen, ShardUnavailable
 from tests.web.helpers import new_board, text
 
@@ -59,7 +60,7 @@ def test_a_repeated_page_cursor_is_the_400_page(url: str, pinner: Pinner,
 def test_a_store_that_cannot_answer_is_the_503_page(
         error: Exception, pinner: Pinner, login: Login,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(home, "home_page", broken(error))
+    monkeypatch.setattr(service, "home_page", broken(error))
     response = login(pinner).get("/")
     assert response.status_code == 503
     assert "Temporarily unavailable" in text(response) and "down" not in text(response)
@@ -67,19 +68,19 @@ def test_a_store_that_cannot_answer_is_the_503_page(
 
 def test_an_id_the_shards_do_not_know_is_the_404_page(
         pinner: Pinner, login: Login, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(home, "home_page", broken(ShardNotOpen("shard 9 is not open")))
+    monkeypatch.setattr(service, "home_page", broken(ShardNotOpen("shard 9 is not open")))
     assert login(pinner).get("/").status_code == 404
 
 
 def test_the_graph_down_is_the_503_page(pinner: Pinner, client: Client,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(profiles, "follower_count", broken(GraphUnavailable("redis down")))
+    monkeypatch.setattr(selectors, "follower_count", broken(GraphUnavailable("redis down")))
     assert client.get(f"/u/{pinner.username}/").status_code == 503
 
 
 def test_a_bug_is_the_500_page_without_a_traceback(pinner: Pinner,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(home, "home_page", broken(RuntimeError("boom")))
+    monkeypatch.setattr(service, "home_page", broken(RuntimeError("boom")))
     client = Client(raise_request_exception=False)
     client.force_login(pinner.account)
     response = client.get("/")

@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from graph import selectors
 from graph.actions import follow_board, follow_user, unfollow_board
 from graph.selectors import follow_kind
 from pins.models import Pinner
-from pinsite.web import follows, profiles
+from pinsite.web import profiles
 from tests.web.helpers import follow_buttons, new_board, new_pin, new_pinner, next_fragment, text
 
 Login = Callable[[Pinner], Client]
@@ -70,7 +71,7 @@ def test_follower_buttons_come_from_one_batch_check(
     for fan in (followed, unfollowed, viewer):
         follow_user(fan.user_id, pinner.user_id)
     follow_user(viewer.user_id, followed.user_id)
-    checks = calls_to(monkeypatch, follows, "which_users_followed")
+    checks = calls_to(monkeypatch, selectors, "which_users_followed")
     response = login(viewer).get(f"/u/{pinner.username}/followers/")
     assert checks == [2]
     assert follow_buttons(response) == {f"/u/{followed.username}/follow/": "unfollow",
@@ -115,7 +116,7 @@ def test_board_buttons_on_a_profile_come_from_one_batch_check(
     viewer = new_pinner()
     follow_user(viewer.user_id, pinner.user_id)
     unfollow_board(viewer.user_id, dropped.id)
-    checks = calls_to(monkeypatch, follows, "which_boards_followed")
+    checks = calls_to(monkeypatch, selectors, "which_boards_followed")
     response = login(viewer).get(f"/u/{pinner.username}/")
     assert checks == [2]
     buttons = follow_buttons(response)

@@ -8,9 +8,9 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from coordination.exceptions import CoordinationError
-from feed import observe, pulled, queues, rebuild, selectors, setup, sources, writers
+from feed import observe, pulled, queues, selectors, setup, sources, writers
 from feed.conf import pull_above
-from feed.exceptions import FeedError, FeedUnavailable
+from feed.exceptions import FeedError
 from feed.schema import Entry
 from feed.store.pools import CLUSTERS
 from graph.exceptions import GraphError
@@ -95,7 +95,7 @@ class Command(SubcommandCommand):
         if bool(user) == bool(all):
             raise CommandError("name one USER or give --all")
         if user:
-            outcome = _rebuild_everywhere(resolve_user(user))
+            outcome = writers.rebuild_everywhere(resolve_user(user))
             if json:
                 self.print_json(outcome)
                 return
@@ -106,7 +106,7 @@ class Command(SubcommandCommand):
         outcomes: dict[str, dict[str, Any]] = {}
         with progress(len(users), "pinners", enabled=not json) as bar:
             for user_id in users:
-                outcomes[str(user_id)] = _rebuild_everywhere(user_id)
+                outcomes[str(user_id)] = writers.rebuild_everywhere(user_id)
                 bar.update(1)
         if json:
             self.print_json(outcomes)
@@ -177,20 +177,6 @@ def _seconds(value: float | None) -> str:
 
 def _or_dash(value: Any) -> str:
     return "-" if value is None else str(value)
-
-
-def _rebuild_everywhere(user_id: int) -> dict[str, Any]:
-    """Rebuild ``user_id``'s feed on each cluster; a cluster that cannot be reached gets the
-    rebuild queued for when it is back."""
-    outcome: dict[str, Any] = {}
-    for name in CLUSTERS:
-        try:
-            done = rebuild.rebuild(name, user_id)
-            outcome[name] = {"entries": done.entries, "removed": done.removed}
-        except FeedUnavailable as exc:
-            writers.rebuild_cluster_feed[name].send(user_id)
-            outcome[name] = {"queued": True, "error": str(exc)}
-    return outcome
 
 
 def _rebuilt_line(cluster: str, result: dict[str, Any]) -> str:
