@@ -32,10 +32,10 @@ from benchmarks import graph_clients
 from benchmarks.measure import Latency, rate, ratio, wait_until_quiet
 from graph import actions, selectors, topology
 from graph.keys import FOLLOWERS, FOLLOWING, Value, user_key, vshard_of_key, vshard_pattern
+from graph.managers import Followers
 from graph.store import admin
 from graph.vshards import vshard_count, vshard_of_shard
 from pins.actions import create_pinner
-from pins.domain import User
 from pins.types import USER
 from sharding.ids import compose
 from sharding.topology import current_map as current_shard_map
@@ -202,9 +202,8 @@ def _page(graph: BenchGraph, raw: Any, samples: int) -> dict[str, Any]:
                              desc=True, byscore=True, offset=0, num=51, withscores=True),
         samples)
     sizes = [len(graph.followers[star]) for star in stars]
-    profiles = User.objects.in_bulk(stars)
-    manager, selector = _interleaved(
-        lambda i: profiles[stars[i % len(stars)]].followers.page(limit=50),
+    manager, selector = _interleaved(  # the bench's users are Redis keys only: no profiles
+        lambda i: Followers(stars[i % len(stars)]).page(limit=50),
         lambda i: selectors.followers_page(stars[i % len(stars)], limit=50), samples)
     return {"followers_per_user": min(sizes), **_compared("followers_page", store, ceiling,
                                                           "raw_zrange"),
