@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolkit import paging
 from toolkit.settings import Settings
 
 DEFAULTS: dict[str, Any] = {
@@ -45,3 +46,9 @@ DEFAULTS: dict[str, Any] = {
 }
 
 graph_settings = Settings("PINSITE_GRAPH", DEFAULTS)
+
+
+def page_size(limit: int | None) -> int:
+    """A checked page size of the graph's lists (:func:`toolkit.paging.page_size`)."""
+    return paging.page_size(limit, default=graph_settings.number("PAGE_SIZE"),
+                            maximum=graph_settings.number("MAX_PAGE"))

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from graph import events, lookup
-from graph.conf import graph_settings
+from graph.conf import page_size
 from graph.events import Action
 from graph.exceptions import InvalidGraphInput
 from graph.models import InterestSlice
@@ -32,7 +32,7 @@ from sharding import mappings, slices
 from sharding.hosts import atomic
 from sharding.ids import shard_of
 from toolkit.clock import now_us
-from toolkit.paging import Page, decode_cursor, encode_cursor, page_size
+from toolkit.paging import Page, decode_cursor, encode_cursor
 
 FOLLOWER_SLICES = slices.SliceMap(InterestSlice, "interest_id")
 """The shards holding slices of each interest's followers."""
@@ -85,8 +85,7 @@ def followed_interests_page(user_id: int | str, limit: int | None = None,
                             after: str | None = None) -> Page[Interest]:
     """The interests a pinner follows, in the taxonomy's order, ``limit`` at a time after the
     cursor ``after``."""
-    size = page_size(limit, default=graph_settings.number("PAGE_SIZE"),
-                     maximum=graph_settings.number("MAX_PAGE"))
+    size = page_size(limit)
     topics = followed_interests(user_id)
     start = _after(topics, after) if after else 0
     items = topics[start:start + size]

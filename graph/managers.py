@@ -21,8 +21,8 @@ FollowChange(follower_id=..., target_kind='user', action='follow', changed=True,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from typing import Generic, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from graph import actions, interests, selectors
 from graph.actions import FollowChange
@@ -31,12 +31,12 @@ from graph.interests import InterestFollowChange
 from graph.selectors import BoardFollow, Follow, FollowKind
 from pins.domain import Board, User
 from pins.interests import Interest
-from pins.managers import PinnerLike, by_pinner, contribute_to_pinners, user_id_of
+from pins.managers import PinnerLike, by_id, by_pinner, contribute_to_pinners, user_id_of
 from pins.models import Pinner
 from pins.types import BOARD, USER
 from sharding.ids import decompose
-from toolkit.paging import Page, walk
-from toolkit.related import Related, contribute
+from toolkit.paging import Page, Paged
+from toolkit.related import contribute
 
 T = TypeVar("T")
 BoardLike = Board | int
@@ -44,18 +44,13 @@ FollowTarget = User | Pinner | Board | Interest | int
 """What a pinner follows: a pinner, a board, an interest, or a user's or board's ID."""
 
 
-class FollowSet(Generic[T]):
-    """The part every graph set shares: its owner, paging and iteration."""
+class FollowSet(Paged[T]):
+    """The part every graph set shares: its owner, and iteration a thousand at a time."""
+
+    chunk = 1000
 
     def __init__(self, owner_id: int) -> None:
         self.owner_id = owner_id
-
-    def page(self, limit: int | None = None, after: str | None = None) -> Page[T]:
-        raise NotImplementedError
-
-    def iterator(self, chunk: int = 1000) -> Iterator[T]:
-        """Every member, newest first, a page of ``chunk`` at a time."""
-        return walk(lambda size, cursor: self.page(size, cursor), chunk)
 
 
 class Followers(FollowSet[Follow]):
@@ -134,7 +129,7 @@ class BoardFollowers(FollowSet[Follow]):
         return selectors.board_followers_page(self.owner_id, limit, after)
 
 
-class Interests:
+class Interests(Paged[Interest]):
     """``pinner.interests``: the interests the pinner follows, in the taxonomy's order.
 
     >>> ada.interests.follow("baking")
@@ -164,9 +159,6 @@ class Interests:
     def page(self, limit: int | None = None, after: str | None = None) -> Page[Interest]:
         """Up to ``limit`` interests after the cursor ``after``."""
         return interests.followed_interests_page(self.owner_id, limit, after)
-
-    def iterator(self, chunk: int = 100) -> Iterator[Interest]:
-        return walk(lambda size, cursor: self.page(size, cursor), chunk)
 
 
 def board_id_of(board: BoardLike | str) -> int | str:
@@ -203,8 +195,8 @@ def which_followed(pinner: PinnerLike, targets: Sequence[User | Pinner | BoardLi
     wanted = [_target_id(target) for target in targets]
     boards = [object_id for object_id in wanted if _kind(object_id) == BOARD.type_id]
     users = [object_id for object_id in wanted if _kind(object_id) == USER.type_id]
-    followed = set(selectors.which_users_followed(follower, users) if users else ())
-    followed.update(selectors.which_boards_followed(follower, boards) if boards else ())
+    followed = {*selectors.which_users_followed(follower, users),
+                *selectors.which_boards_followed(follower, boards)}
     return [object_id for object_id in wanted if object_id in followed]
 
 
@@ -233,10 +225,6 @@ def _kind(object_id: int) -> int:
     return decompose(object_id).type_id
 
 
-def _board_manager(make: Callable[[int], T]) -> Related[T]:
-    return Related(lambda board: make(board.id))
-
-
 contribute_to_pinners("followers", by_pinner(Followers))
 contribute_to_pinners("following", by_pinner(Following))
 contribute_to_pinners("followed_boards", by_pinner(FollowedBoards))
@@ -245,4 +233,4 @@ contribute_to_pinners("follow", follow)
 contribute_to_pinners("unfollow", unfollow)
 contribute_to_pinners("follows", follows)
 contribute_to_pinners("which_followed", which_followed)
-contribute([Board], "followers", _board_manager(BoardFollowers))
+contribute([Board], "followers", by_id(BoardFollowers))

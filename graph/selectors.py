@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from graph import edgelog, lookup
-from graph.conf import graph_settings
+from graph.conf import graph_settings, page_size
 from graph.exceptions import InvalidGraphInput
 from graph.keys import (
     BOARD_FOLLOWERS,
@@ -40,7 +40,7 @@ from graph.store import reads
 from graph.store.reads import Cursor, Scored
 from graph.vshards import vshard_of
 from sharding.mappings import Entry, InvalidCursor, decode_cursor, encode_cursor
-from toolkit.paging import Page, page_size
+from toolkit.paging import Page
 
 
 @dataclass(frozen=True)
@@ -260,7 +260,7 @@ def board_followers_page(board_id: int | str, limit: int | None = None,
     board, the owner's followers by the time they followed the owner."""
     board = lookup.board_id(board_id)
     owner = lookup.board_owner(board)
-    size, after = _page_size(limit), _decode(cursor)
+    size, after = page_size(limit), _decode(cursor)
     explicit, unfollowers = reads.execute(vshard_of(board), [
         ("hgetall", board_key(board, BOARD_FOLLOWERS)),
         ("smembers", board_key(board, BOARD_UNFOLLOWERS))])
@@ -279,7 +279,7 @@ def followed_boards_page(user_id: int | str, limit: int | None = None,
     graph's Redis keeps them as a set, without the times a page is ordered by."""
     user = lookup.user_id(user_id)
     try:
-        page = edgelog.followed_boards_page(user, _page_size(limit), cursor or None)
+        page = edgelog.followed_boards_page(user, page_size(limit), cursor or None)
     except InvalidCursor as exc:
         raise InvalidGraphInput("the page cursor is not valid") from exc
     return Page([BoardFollow(entry.to_id, entry.sequence) for entry in page.items],
@@ -329,7 +329,7 @@ def iter_user_followers(user_id: int | str, chunk: int = 1000,
 
 def _user_page(user: int, explicit_kind: str, implicit_kind: str, limit: int | None,
                cursor: str | None) -> FollowPage:
-    size, after = _page_size(limit), _decode(cursor)
+    size, after = page_size(limit), _decode(cursor)
     explicit_key, implicit_key = user_key(user, explicit_kind), user_key(user, implicit_kind)
     found = reads.newest(vshard_of(user), [explicit_key, implicit_key], after, size + 1)
     items = [Follow(int(m), t, key == explicit_key) for key, entries in found.items()
@@ -378,11 +378,6 @@ def _decode(cursor: str | None) -> Cursor | None:
     except InvalidCursor as exc:
         raise InvalidGraphInput("the page cursor is not valid") from exc
     return entry.sequence, str(entry.to_id)
-
-
-def _page_size(limit: int | None) -> int:
-    return page_size(limit, default=graph_settings.number("PAGE_SIZE"),
-                     maximum=graph_settings.number("MAX_PAGE"))
 
 
 def _batch(values: Sequence[int | str]) -> Sequence[int | str]:

@@ -17,13 +17,13 @@ account's index row (:class:`Pinner`); both carry the same managers.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
 from pins import selectors
 from pins.domain import Board, Pin, User
 from pins.models import Pinner
-from toolkit.paging import Page, walk
+from toolkit.paging import Page, Paged
 from toolkit.related import ClassManager, Related, RelatedObject, contribute
 
 T = TypeVar("T")
@@ -81,7 +81,7 @@ class UserObjects(Objects[User]):
         raise TypeError("give a user ID or a username")
 
 
-class Listed(Generic[T]):
+class Listed(Paged[T]):
     """A newest-first list of one owner (``board.pins``), read a page at a time.
 
     >>> page = board.pins.page(limit=25)
@@ -99,14 +99,15 @@ class Listed(Generic[T]):
         """The exact length of the list (cached until it changes)."""
         return self._count(self.owner_id)
 
-    def iterator(self, chunk: int = 100) -> Iterator[T]:
-        """Every item, newest first, a page of ``chunk`` at a time."""
-        return walk(lambda size, cursor: self.page(size, cursor), chunk)
+
+def by_id(make: Callable[[int], M]) -> Related[M]:
+    """A manager of the object it is reached from, built from its ID (``board.followers``)."""
+    return Related(lambda owner: make(owner.id))
 
 
 def listed(read: PageReader[T], counter: Callable[[int], int]) -> Related[Listed[T]]:
     """A list of the object it is reached from (``board.pins``, ``pin.repins``)."""
-    return Related(lambda owner: Listed(owner.id, read, counter))
+    return by_id(lambda owner_id: Listed(owner_id, read, counter))
 
 
 def by_pinner(make: Callable[[int], M]) -> Related[M]:

@@ -56,6 +56,21 @@ def walk(read: Callable[[int, str | None], Page[T]], chunk: int) -> Iterator[T]:
         cursor = page.next_cursor
 
 
+class Paged(Generic[T]):
+    """What every manager of a newest-first list shares: its own :meth:`page`, and
+    :meth:`iterator` walking every item from one page to the next."""
+
+    chunk = 100
+    """The page size :meth:`iterator` reads by default."""
+
+    def page(self, limit: int | None = None, after: str | None = None) -> Page[T]:
+        raise NotImplementedError
+
+    def iterator(self, chunk: int | None = None) -> Iterator[T]:
+        """Every item, newest first, a page of ``chunk`` at a time."""
+        return walk(lambda size, cursor: self.page(size, cursor), chunk or self.chunk)
+
+
 def encode_cursor(raw: bytes) -> str:
     """``raw`` as a cursor: URL-safe base64 without padding."""
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")

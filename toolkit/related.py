@@ -20,16 +20,21 @@ M = TypeVar("M")
 Obj = TypeVar("Obj")
 
 
-class Related(Generic[M]):
+class Named:
+    """A descriptor that knows the attribute name it was given."""
+
+    name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+
+class Related(Named, Generic[M]):
     """A manager built per instance: ``instance.name`` is ``make(instance)``. Building one does
     no I/O; its methods do."""
 
     def __init__(self, make: Callable[[Any], M]) -> None:
         self.make = make
-        self.name = ""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
 
     @overload
     def __get__(self, instance: None, owner: type | None = None) -> Related[M]: ...
@@ -41,16 +46,12 @@ class Related(Generic[M]):
         return self if instance is None else self.make(instance)
 
 
-class ClassManager(Generic[M]):
+class ClassManager(Named, Generic[M]):
     """A manager of a class as a whole (``Pin.objects``): reached through the class only, as
     Django's ``Manager`` is."""
 
     def __init__(self, manager: M) -> None:
         self.manager = manager
-        self.name = ""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
 
     def __get__(self, instance: object | None, owner: type | None = None) -> M:
         if instance is not None:
@@ -59,7 +60,7 @@ class ClassManager(Generic[M]):
         return self.manager
 
 
-class RelatedObject(Generic[Obj]):
+class RelatedObject(Named, Generic[Obj]):
     """An object an instance names by ID (``pin.board`` from ``pin.board_id``), loaded on first
     use and kept on the instance. :func:`prefetch` loads it for many instances at once, as
     Django's ``prefetch_related`` does, so a template looping ``pin.board.name`` makes no
@@ -68,10 +69,6 @@ class RelatedObject(Generic[Obj]):
     def __init__(self, id_attr: str, load_one: Callable[[int], Obj],
                  load_many: Callable[[Iterable[int]], Mapping[int, Obj]]) -> None:
         self.id_attr, self.load_one, self.load_many = id_attr, load_one, load_many
-        self.name = ""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
 
     @overload
     def __get__(self, instance: None, owner: type | None = None) -> RelatedObject[Obj]: ...

@@ -64,7 +64,7 @@ def home_page(user_id: int | str, limit: int | None = None, after: str | None = 
     size = page_size(limit)
     if after:
         start = decode_cursor(after)
-        shown = speculative(lambda cluster: materialized.read(cluster, user))
+        shown = _shown(user)
         index = bisect.bisect_right([entry.qualifier for entry in shown], start)
         return _page(shown[index:], size, "page", 0)
     return _first_page(user, size)
@@ -74,7 +74,12 @@ def shown_count(user_id: int | str) -> int:
     """How many pins the user's home feed holds: what earlier visits showed (one speculative
     read of the materialized feed)."""
     user = parse_id(user_id, USER)
-    return len(speculative(lambda cluster: materialized.read(cluster, user)))
+    return len(_shown(user))
+
+
+def _shown(user: int) -> list[Shown]:
+    """What earlier visits showed the user: the materialized feed, read speculatively."""
+    return speculative(lambda cluster: materialized.read(cluster, user))
 
 
 def _first_page(user: int, size: int) -> HomePage:
@@ -82,7 +87,7 @@ def _first_page(user: int, size: int) -> HomePage:
     now = now_us()
     pending = _generators().submit(generator.generate, user, now, size)
     try:
-        shown: list[Shown] | None = speculative(lambda cluster: materialized.read(cluster, user))
+        shown: list[Shown] | None = _shown(user)
         read_error: FeedUnavailable | None = None
     except FeedUnavailable as exc:
         shown, read_error = None, exc

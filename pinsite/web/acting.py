@@ -9,6 +9,8 @@ accounts (created with ``createsuperuser``) have none and get the 403 page there
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 
@@ -19,6 +21,12 @@ from pins.selectors import pinner_of_account
 def acting_pinner(request: HttpRequest) -> Pinner | None:
     """The logged-in pinner, or ``None`` for anonymous visitors and operator accounts."""
     return pinner_of_account(request.user)
+
+
+def viewer_context(viewer: Pinner | None) -> dict[str, Any]:
+    """A page's ``viewer`` (the acting pinner, for the managers) and ``viewer_id`` (for the
+    templates: who is looking, ``None`` for visitors)."""
+    return {"viewer": viewer, "viewer_id": None if viewer is None else viewer.user_id}
 
 
 def acting_user_id(request: HttpRequest) -> int | None:

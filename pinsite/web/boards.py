@@ -16,7 +16,7 @@ from pins.actions import create_board, delete_board, update_board
 from pins.domain import Board
 from pins.interests import interest
 from pins.models import Pinner
-from pinsite.web.acting import acting_pinner, require_pinner
+from pinsite.web.acting import acting_pinner, require_pinner, viewer_context
 from pinsite.web.errors import domain_errors
 from pinsite.web.follows import change_follow, people
 from pinsite.web.forms import BoardForm, saved
@@ -122,9 +122,8 @@ def _board(request: HttpRequest, board_id: int, tab: str) -> dict[str, Any]:
     the viewer's follow state (a fragment for the script only needs the list)."""
     board = Board.objects.get(board_id)
     viewer = acting_pinner(request)
-    context: dict[str, Any] = {"board": board, "tab": tab, "viewer": viewer,
-                               "viewer_id": viewer.user_id if viewer else None,
-                               "owner": board.owner}
+    context: dict[str, Any] = {"board": board, "tab": tab, "owner": board.owner,
+                               **viewer_context(viewer)}
     if not is_fragment(request):
         context.update(_header(board, viewer))
     return context

@@ -56,7 +56,7 @@ def people(viewer: Pinner | None, page: FollowPage) -> list[PersonRow]:
     users = [found[user_id] for user_id in page.ids if user_id in found]
     viewer_id = viewer.user_id if viewer else None
     others = [user for user in users if user.id != viewer_id]
-    followed = set(viewer.which_followed(others)) if viewer and others else set()
+    followed = set(viewer.which_followed(others)) if viewer else set()
     return [PersonRow(user, user.id in followed, explicit[user.id], user.id == viewer_id)
             for user in users]
 
@@ -65,7 +65,7 @@ def board_cards(viewer: Pinner | None, boards: list[Board]) -> list[BoardCard]:
     """Cards for a page of boards, with the viewer's follow state of each."""
     viewer_id = viewer.user_id if viewer else None
     others = [board for board in boards if board.owner_id != viewer_id]
-    followed = set(viewer.which_followed(others)) if viewer and others else set()
+    followed = set(viewer.which_followed(others)) if viewer else set()
     covers = board_covers(board.id for board in boards)
     return [BoardCard(board, covers.get(board.id), board.id in followed,
                       board.owner_id == viewer_id) for board in boards]

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from graph.interests import interest_follower_count
 from pins.interests import all_interests, interest
 from pins.selectors import interest_pins_page
-from pinsite.web.acting import acting_pinner
+from pinsite.web.acting import acting_pinner, viewer_context
 from pinsite.web.errors import domain_errors
 from pinsite.web.follows import change_follow
 from pinsite.web.paging import PIN_PAGE, cursor_of, is_fragment, more_url, render_page
@@ -29,7 +29,7 @@ def index(request: HttpRequest) -> HttpResponse:
         "interests": [{"topic": topic, "following": topic.slug in followed,
                        "follow_url": reverse("interest-follow", args=[topic.slug])}
                       for topic in all_interests()],
-        "viewer_id": viewer.user_id if viewer else None})
+        **viewer_context(viewer)})
 
 
 @domain_errors
@@ -39,7 +39,7 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
     topic = interest(slug)
     viewer = acting_pinner(request)
     page = interest_pins_page(topic.slug, limit=PIN_PAGE, after=cursor_of(request))
-    context: dict[str, Any] = {"topic": topic, "viewer_id": viewer.user_id if viewer else None,
+    context: dict[str, Any] = {"topic": topic, **viewer_context(viewer),
                                "pins": page.items,
                                "more_url": more_url(request, page.next_cursor),
                                "empty_text": "No pins with this interest yet."}

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 from pins.domain import User
 from pins.models import Pinner
 from pins.selectors import pinner_by_username
-from pinsite.web.acting import acting_pinner
+from pinsite.web.acting import acting_pinner, viewer_context
 from pinsite.web.errors import domain_errors
 from pinsite.web.follows import board_cards, change_follow, people
 from pinsite.web.paging import (
@@ -88,8 +88,7 @@ def _profile(request: HttpRequest, username: str, tab: str) -> dict[str, Any]:
     viewer's follow state (a fragment for the script only needs the list)."""
     profile = User.objects.get(username=username)
     viewer = acting_pinner(request)
-    context: dict[str, Any] = {"profile": profile, "tab": tab, "viewer": viewer,
-                               "viewer_id": viewer.user_id if viewer else None}
+    context: dict[str, Any] = {"profile": profile, "tab": tab, **viewer_context(viewer)}
     if not is_fragment(request):
         context.update(_header(profile, viewer))
     return context
