@@ -1,4 +1,5 @@
-"""Base views of the API: JSON in and out, write throttling, and the acting pinner.
+"""Base views of the API: JSON in and out, write throttling with its rate-limit headers,
+and the acting pinner.
 
 Views stay thin: they check input with a serializer, call one action or selector, and render
 the result. List views implement one hook, :meth:`PageView.get_page`.
@@ -24,18 +25,26 @@ from pins.models import Pinner
 from pinsite.api.pagination import PageQuery, page_query, page_response
 from pinsite.api.parsers import BoundedJSONParser
 from pinsite.api.permissions import ReadOnlyOrPinner, acting_pinner
+from pinsite.api.ratelimits import add_rate_limit_headers
 from pinsite.api.renderers import FastJSONRenderer
 from pinsite.api.throttles import WriteThrottle
 from toolkit.paging import Page
 
 
 class PinsiteView(APIView):
-    """Anyone reads, pinners write (throttled); JSON bodies only."""
+    """Anyone reads, pinners write (throttled); JSON bodies only. Every answer to a request a
+    throttle counted, errors included, carries its ``X-RateLimit-*`` headers."""
 
     permission_classes = [ReadOnlyOrPinner]
     throttle_classes = [WriteThrottle]
     parser_classes = [BoundedJSONParser]
     renderer_classes = [FastJSONRenderer]
+
+    def finalize_response(self, request: Request, response: Response, *args: Any,
+                          **kwargs: Any) -> Response:
+        response = super().finalize_response(request, response, *args, **kwargs)
+        add_rate_limit_headers(request, response)
+        return response
 
     def pinner(self) -> Pinner:
         """The requesting pinner (with their managers: ``self.pinner().feed.page()``)."""

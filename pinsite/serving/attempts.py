@@ -17,9 +17,14 @@ under the limits: past them the answer is the 429 page, saying when to try again
 ``Retry-After`` header). The caller maps :class:`LimiterUnavailable` with its other errors.
 The API's limits are :mod:`pinsite.api.throttles`.
 
+:func:`count_attempt` also says how many attempts are left and when the window ends, for the
+API's rate-limit headers.
+
 >>> login_view = domain_errors(credential_limited(LoginView.as_view()))
 >>> wait = attempt_wait(client_address(request.META), "alice")
 >>> if wait is not None: ...   # 429 with Retry-After: wait
+>>> count_attempt(client_address(request.META), "alice")
+Allowance(limit=20, remaining=17, reset=1718000040, wait=None)
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import hashlib
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from django.conf import settings
@@ -67,19 +73,37 @@ def credential_rate() -> tuple[int, int]:
     return parse_rate(rates[SCOPE])
 
 
-def attempt_wait(address: str, username: str | None) -> int | None:
-    """Count one attempt from ``address`` naming ``username``; ``None`` when it is allowed,
-    else the seconds until it would be."""
+@dataclass(frozen=True)
+class Allowance:
+    """Where one counted attempt leaves its client: ``limit`` attempts a window, ``remaining``
+    of them (the fewer of its address's and its username's), the window ending at ``reset``
+    (Unix seconds), and ``wait``: ``None`` when the attempt is allowed, else the seconds
+    until one would be."""
+
+    limit: int
+    remaining: int
+    reset: int
+    wait: int | None
+
+
+def count_attempt(address: str, username: str | None) -> Allowance:
+    """Count one attempt from ``address`` naming ``username``."""
     allowed, period = credential_rate()
     now = clock()
     window = int(now // period)
     keys = [f"{SCOPE}:address:{address}:{window}"]
     if username:
         keys.append(f"{SCOPE}:username:{_digest(username)}:{window}")
-    counts = [_count(key, period) for key in keys]
-    if max(counts) <= allowed:
-        return None
-    return max(1, math.ceil((window + 1) * period - now))
+    used = max(_count(key, period) for key in keys)
+    reset = (window + 1) * period
+    wait = None if used <= allowed else max(1, math.ceil(reset - now))
+    return Allowance(allowed, max(0, allowed - used), reset, wait)
+
+
+def attempt_wait(address: str, username: str | None) -> int | None:
+    """Count one attempt from ``address`` naming ``username``; ``None`` when it is allowed,
+    else the seconds until it would be."""
+    return count_attempt(address, username).wait
 
 
 def _count(key: str, period: int) -> int:
