@@ -1,6 +1,7 @@
 """End to end in headless Chromium: two pinners sign up, one pins, the other follows and sees
 the pins in the home feed (fanned out by a real queue worker), then unfollows one board and its
-pins leave the feed. Screenshots of the feed, a profile and a board go to
+pins leave the feed. Pins of different heights pack into masonry columns at any window width.
+Screenshots of the feed, a profile, a board and the masonry grid go to
 ``var/<profile>/screenshots/`` (``docs/web.md`` shows current ones).
 """
 
@@ -8,7 +9,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from io import BytesIO
+from itertools import combinations, pairwise
 from pathlib import Path
 
 import dramatiq
@@ -39,6 +42,38 @@ GARDEN = [("Sweet peas on a cane wigwam", 700, 980), ("Raised beds in April", 90
           ("Rhubarb forcing pots", 640, 900), ("Seed packets, sorted", 800, 800)]
 QUICHE = [("Leek and gruyère quiche", 820, 620), ("Blind-baked pastry case", 640, 860),
           ("Asparagus tart", 760, 1000)]
+VARIED = [(f"Pin {n}, {height} high", 600, height) for n, height in enumerate(
+    (400, 900, 600, 980, 500, 750, 950, 450, 800, 650, 700, 550, 850, 420))]
+
+CARD_BOXES = """
+return Array.from(document.querySelectorAll(".pin-grid .pin-card"), card => {
+  const box = card.getBoundingClientRect();
+  return {id: card.id, left: box.left, right: box.right,
+          top: box.top + window.scrollY, bottom: box.bottom + window.scrollY};
+});"""
+MISSHAPEN_IMAGES = """
+return Array.from(document.querySelectorAll(".pin-grid .pin-card")).filter(card => {
+  const image = card.querySelector("img"), shown = image.getBoundingClientRect();
+  const ratio = image.getAttribute("height") / image.getAttribute("width");
+  return Math.abs(shown.width - card.getBoundingClientRect().width) > 1
+      || Math.abs(shown.height - shown.width * ratio) > 1;
+}).map(card => card.id);"""
+GRID_GAP = 'return getComputedStyle(document.querySelector(".pin-grid")).columnGap;'
+
+
+@dataclass(frozen=True)
+class Box:
+    """Where a pin card is on the page, in CSS pixels from the document's top left."""
+
+    id: str
+    left: float
+    right: float
+    top: float
+    bottom: float
+
+    def overlaps(self, other: Box) -> bool:
+        return (self.left < other.right - 0.5 and other.left < self.right - 0.5
+                and self.top < other.bottom - 0.5 and other.top < self.bottom - 0.5)
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +150,26 @@ def scroll_until(driver: WebDriver, selector: str, count: int) -> bool:
     return wait_until(loaded, timeout=15, every=0.1)
 
 
+def card_boxes(driver: WebDriver) -> list[Box]:
+    """The pin cards of the page's grids, in the order of the document."""
+    return [Box(**box) for box in driver.execute_script(CARD_BOXES)]
+
+
+def columns_of(boxes: list[Box]) -> list[list[Box]]:
+    """The cards grouped by their left edge, left to right, each column top to bottom."""
+    columns: dict[int, list[Box]] = {}
+    for box in boxes:
+        columns.setdefault(round(box.left), []).append(box)
+    return [sorted(column, key=lambda box: box.top) for _, column in sorted(columns.items())]
+
+
+def uneven_gaps(columns: list[list[Box]], gap: float) -> list[tuple[str, str, float]]:
+    """Cards stacked in one column with other than ``gap`` between them (a row grid's holes)."""
+    return [(above.id, below.id, below.top - above.bottom)
+            for column in columns for above, below in pairwise(column)
+            if abs(below.top - above.bottom - gap) > 1]
+
+
 def add_demo_pins(owner: Pinner, board_id: int, pins: list[tuple[str, int, int]],
                   seed: int) -> list[int]:
     return [create_pin(owner.user_id, board_id, title, "", "",
@@ -179,12 +234,16 @@ def test_scrolling_down_a_big_board_loads_the_next_pages_in_place(site: str) -> 
         driver.get(f"{site}/board/{board.id}/")
         cards = ".pin-grid .pin-card"
         assert len(driver.find_elements(By.CSS_SELECTOR, cards)) == PIN_PAGE
+        first_page = {(box.id, round(box.left), round(box.top)) for box in card_boxes(driver)}
         driver.execute_script("window.samePage = true;")
         for expected in (PIN_PAGE * 2, PIN_PAGE * 2 + 3):
             assert scroll_until(driver, cards, expected)
         assert len(driver.find_elements(By.CSS_SELECTOR, cards)) == PIN_PAGE * 2 + 3
         assert driver.find_elements(By.CSS_SELECTOR, "[data-more]") == []
         assert driver.execute_script("return window.samePage === true;")
+        assert first_page <= {(box.id, round(box.left), round(box.top))
+                              for box in card_boxes(driver)}, \
+            "loading the next pages moved the first page's pins"
 
 
 def test_home_shows_picks_from_a_followed_interest_following_shows_followed_boards(
@@ -221,3 +280,27 @@ def test_home_shows_picks_from_a_followed_interest_following_shows_followed_boar
                  for card in driver.find_elements(By.CSS_SELECTOR, ".pin-grid .pin-card")}
         assert set(walks) <= cards
         screenshot(driver, shots / "interest.png")
+
+
+def test_pins_of_different_heights_pack_into_masonry_columns_at_any_width(
+        site: str, shots: Path) -> None:
+    owner = create_pinner(f"mo{uuid.uuid4().hex[:8]}", PASSWORD)
+    board = create_board(owner.user_id, "Tall and wide").id
+    add_demo_pins(owner, board, VARIED, seed=80)
+    with chromium() as driver:
+        for width, enough in ((1280, range(4, 9)), (600, range(2, 3))):
+            driver.set_window_size(width, 960)
+            driver.get(f"{site}/board/{board}/")
+            screenshot(driver, shots / f"masonry-{width}.png")
+            boxes = card_boxes(driver)
+            columns = columns_of(boxes)
+            gap = float(driver.execute_script(GRID_GAP).removesuffix("px"))
+            assert len(boxes) == len(VARIED)
+            assert len(columns) in enough, f"{len(columns)} columns at {width} px"
+            assert len({round(column[0].top) for column in columns}) == 1, \
+                f"the columns start at different heights at {width} px"
+            assert uneven_gaps(columns, gap) == [], f"holes between stacked cards at {width} px"
+            assert [(a.id, b.id) for a, b in combinations(boxes, 2) if a.overlaps(b)] == []
+            assert [box.id for column in columns for box in column] == \
+                [box.id for box in boxes], "newest first does not read down the columns"
+            assert driver.execute_script(MISSHAPEN_IMAGES) == []
