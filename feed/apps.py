@@ -11,11 +11,12 @@ class FeedConfig(AppConfig):
         import dramatiq
 
         from feed import receivers
-        from feed.middleware import DepthSamplerMiddleware
+        from feed.middleware import AuditMiddleware, DepthSamplerMiddleware
 
         receivers.connect()
         from feed import managers  # gives the domain classes their feed managers
         del managers
         broker = dramatiq.get_broker()
-        if not any(isinstance(m, DepthSamplerMiddleware) for m in broker.middleware):
-            broker.add_middleware(DepthSamplerMiddleware())
+        for kind in (DepthSamplerMiddleware, AuditMiddleware):
+            if not any(isinstance(m, kind) for m in broker.middleware):
+                broker.add_middleware(kind())

@@ -40,6 +40,15 @@ DEFAULTS: dict[str, Any] = {
     "READ_THREADS": 16,
     "PAGE_SIZE": 50,
     "MAX_PAGE": 200,
+    # The auditor (feed.audit): a change younger than the window is not counted yet; the
+    # window is the larger of the floor and the factor times the recent fanout-lag p99.
+    "AUDIT_WINDOW_SECONDS": 30,
+    "AUDIT_LAG_FACTOR": 3,
+    # The queue workers audit AUDIT_SAMPLE random pinners every AUDIT_EVERY_SECONDS (one
+    # process across the site does each round; 0 turns it off) and keep a day of rounds.
+    "AUDIT_SAMPLE": 5,
+    "AUDIT_EVERY_SECONDS": 60,
+    "AUDIT_KEEP_HOURS": 24,
 }
 
 feed_settings = Settings("PINSITE_FEED", DEFAULTS)

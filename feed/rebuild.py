@@ -17,14 +17,13 @@ False
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 
 from feed import sources, storage, trim
 from feed.schema import Entry, newest_first
 from feed.store.pools import Cluster
-from sharding.mappings import MAX_PAGE
 from toolkit.clock import now_us
 
 
@@ -52,23 +51,13 @@ def targets(user_ids: Sequence[int]) -> dict[int, Target]:
     for the heads of every board they follow)."""
     size = trim.keep()
     followed = sources.followed_boards_of(user_ids)
-    pins = _newest_pins(set().union(*followed.values()), size + 1)
+    pins = sources.newest_pins(set().union(*followed.values()), size + 1)
     found = {}
     for user, boards in followed.items():
         ordered = newest_first(list({entry for board in boards for entry in pins[board]}))
         found[user] = Target(ordered[:size],
                              ordered[size].qualifier if len(ordered) > size else None)
     return found
-
-
-def _newest_pins(boards: Collection[int], limit: int) -> dict[int, list[Entry]]:
-    """The newest ``limit`` pins of each board as entries: a head of each (one query per
-    host), and the rest of a board whose head is full read on alone."""
-    heads = sources.board_heads(boards, limit)
-    return {board: (sources.board_entries(board, limit)
-                    if limit > MAX_PAGE and len(heads.get(board, [])) == MAX_PAGE
-                    else heads.get(board, []))
-            for board in boards}
 
 
 def rebuild(cluster: Cluster, user_id: int) -> Rebuilt:

@@ -11,7 +11,8 @@ following feed and the smart feed) reach ``pins`` and ``graph`` through this mod
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from functools import partial
 from itertools import islice
 from typing import Any
@@ -25,7 +26,7 @@ from graph.interests import followed_interests, iter_interest_followers
 from pins.interest_pins import interest_pin_ids
 from pins.interests import interest, interest_by_id
 from pins.related import related_pins
-from pins.selectors import pins_by_id, repin_count
+from pins.selectors import pins_by_id, repin_count, sample_pinner_ids
 from pins.types import BOARD_HAS_PINS, USER_HAS_BOARDS, USER_HAS_PINS
 from sharding import mappings, objects
 from sharding.mappings import MAX_PAGE
@@ -111,18 +112,64 @@ def followed_boards_of(user_ids: Iterable[int]) -> dict[int, set[int]]:
     """:func:`followed_boards` of several users, the board lists of all their followees read
     together."""
     followees = {user: list(_followees(user)) for user in user_ids}
-    everyone = list(dict.fromkeys(followee for found in followees.values() for followee in found))
+    lists = board_lists(followee for found in followees.values() for followee in found)
+    return {user: boards_followed_among(user, [board for followee in theirs
+                                               for board in lists[followee]])
+            for user, theirs in followees.items()}
+
+
+def board_lists(user_ids: Iterable[int]) -> dict[int, list[int]]:
+    """Every board of each user, newest first: the heads of ``LISTS_PER_QUERY`` users' lists
+    per query (one per host), and the rest of a list whose head is full read on alone."""
+    everyone = list(dict.fromkeys(user_ids))
     lists: dict[int, list[int]] = {}
     for start in range(0, len(everyone), LISTS_PER_QUERY):
         batch = everyone[start:start + LISTS_PER_QUERY]
         found = mappings.heads(USER_HAS_BOARDS, batch, MAX_PAGE)
-        for followee in batch:
-            listed = found.get(followee, [])
-            lists[followee] = (boards_of(followee) if len(listed) == MAX_PAGE
-                               else [entry.to_id for entry in listed])
-    return {user: boards_followed_among(user, [board for followee in theirs
-                                               for board in lists[followee]])
-            for user, theirs in followees.items()}
+        for user in batch:
+            listed = found.get(user, [])
+            lists[user] = (boards_of(user) if len(listed) == MAX_PAGE
+                           else [entry.to_id for entry in listed])
+    return lists
+
+
+@dataclass(frozen=True)
+class FollowedBoard:
+    """A board followed, as the edge log has it: since when (µs), and how (one by one, or
+    through its owner)."""
+
+    board_id: int
+    owner_id: int | None
+    since_us: int
+    explicit: bool
+
+
+@dataclass(frozen=True)
+class LoggedBoards:
+    """The boards a user follows by the edge log, and the owners' boards it unfollowed
+    (``board → time``)."""
+
+    followed: dict[int, FollowedBoard]
+    unfollowed: dict[int, int]
+    users: dict[int, int]
+
+
+def followed_boards_logged(user_id: int) -> LoggedBoards:
+    """Every board the user follows by the edge log (not the graph's Redis): boards followed
+    one by one, and the boards of users followed, less those unfollowed."""
+    log = selectors.logged_follows(user_id)
+    followed = {board: FollowedBoard(board, None, since, True)
+                for board, since in log.boards.items()}
+    for owner, boards in board_lists(log.users).items():
+        for board in boards:
+            through_owner = FollowedBoard(board, owner, log.users[owner], False)
+            if board in followed:
+                explicit = followed[board]
+                followed[board] = FollowedBoard(board, owner,
+                                                min(explicit.since_us, log.users[owner]), True)
+            elif board not in log.unfollowed:
+                followed[board] = through_owner
+    return LoggedBoards(followed, log.unfollowed, log.users)
 
 
 def board_entries(board_id: int, limit: int) -> list[Entry]:
@@ -140,6 +187,16 @@ def board_heads(board_ids: Iterable[int], limit: int, at_or_before: int | None =
     found = mappings.heads(BOARD_HAS_PINS, board_ids, min(limit, MAX_PAGE), at_or_before)
     return {board: [Entry(created_us=entry.sequence, pin_id=entry.to_id) for entry in entries]
             for board, entries in found.items()}
+
+
+def newest_pins(boards: Collection[int], limit: int) -> dict[int, list[Entry]]:
+    """The newest ``limit`` pins of each board as entries: a head of each (one query per
+    host), and the rest of a board whose head is full read on alone."""
+    heads = board_heads(boards, limit)
+    return {board: (board_entries(board, limit)
+                    if limit > MAX_PAGE and len(heads.get(board, [])) == MAX_PAGE
+                    else heads.get(board, []))
+            for board in boards}
 
 
 def user_pin_ids(user_id: int, limit: int) -> list[int]:
@@ -164,10 +221,32 @@ def _followees(user_id: int) -> Iterator[int]:
 
 
 __all__ = [
-    "board_entries", "board_follower_count", "board_followers", "board_heads",
-    "boards_followed_among", "boards_followed_by_log", "boards_of", "existing_pins",
-    "followed_boards", "followed_boards_of", "followed_interests", "followers_among",
-    "follows_paused", "interest", "interest_by_id", "interest_pin_ids",
-    "iter_interest_followers", "pins_by_id", "related_pins", "repin_count", "user_followers",
+    "FollowedBoard",
+    "LoggedBoards",
+    "board_entries",
+    "board_follower_count",
+    "board_followers",
+    "board_heads",
+    "board_lists",
+    "boards_followed_among",
+    "boards_followed_by_log",
+    "boards_of",
+    "existing_pins",
+    "followed_boards",
+    "followed_boards_logged",
+    "followed_boards_of",
+    "followed_interests",
+    "followers_among",
+    "follows_paused",
+    "interest",
+    "interest_by_id",
+    "interest_pin_ids",
+    "iter_interest_followers",
+    "newest_pins",
+    "pins_by_id",
+    "related_pins",
+    "repin_count",
+    "sample_pinner_ids",
+    "user_followers",
     "user_pin_ids",
 ]

@@ -48,6 +48,17 @@ class FeedRow:
             return len(self.entries)
         return sum(1 for entry in self.entries if entry.qualifier < self.horizon)
 
+    def served(self) -> tuple[list[Entry], bytes | None]:
+        """The entries reads take from this row (:func:`served_length`) and, when it is
+        truncated, the oldest of them (``b""`` if none): the feed goes on from the boards
+        below it. None when the row holds the whole feed."""
+        length, truncated = served_length([entry.qualifier for entry in self.entries],
+                                          self.horizon)
+        served = self.entries[:length]
+        if not truncated:
+            return served, None
+        return served, served[-1].qualifier if served else b""
+
     def is_short(self) -> bool:
         """A trimmed feed whose complete part fell below the cap (removals): due a rebuild."""
         return self.horizon is not None and self.complete_count() < cap()
@@ -89,15 +100,24 @@ def read_window(cluster: Cluster, user_id: int, after: bytes | None, count: int)
     found = cells.read_row(cluster, row_key(user_id), [FEED, META])
     columns = sorted(column for column in found if column.startswith(FEED_PREFIX))
     marks = sorted(column for column in found if column.startswith(HORIZON_PREFIX))
-    served = columns[:cap()]
-    if marks:
-        limit = FEED_PREFIX + horizon_of(marks[0])
-        served = served[:bisect_left(served, limit)]
-    truncated = bool(marks) or len(columns) > len(served)
+    length, truncated = served_length(
+        columns, FEED_PREFIX + horizon_of(marks[0]) if marks else None)
+    served = columns[:length]
     start = 0 if after is None else bisect_right(served, FEED_PREFIX + after)
     entries = [Entry.from_column(column) for column in served[start:start + count]]
     boundary = (served[-1][len(FEED_PREFIX):] if served else b"") if truncated else None
     return Window(entries, boundary)
+
+
+def served_length(keys: Sequence[bytes], horizon: bytes | None) -> tuple[int, bool]:
+    """How many of a row's entries, sorted newest first (as ``keys``, columns or qualifiers),
+    the row serves: the newest ``CAP``, and of a trimmed row only those newer than its
+    ``horizon`` (in the same form); and whether the row is *truncated*, so that older entries
+    of the feed may be missing from it."""
+    length = min(len(keys), cap())
+    if horizon is not None:
+        length = bisect_left(keys, horizon, 0, length)
+    return length, horizon is not None or len(keys) > length
 
 
 def read_horizons(cluster: Cluster, user_ids: Sequence[int]) -> dict[int, bytes]:

@@ -38,6 +38,7 @@ from graph.keys import (
 )
 from graph.store import reads
 from graph.store.reads import Cursor, Scored
+from graph.tables import EDGE_LOG
 from graph.vshards import vshard_of
 from sharding.mappings import Entry, InvalidCursor, decode_cursor, encode_cursor
 from toolkit.paging import Page
@@ -284,6 +285,30 @@ def followed_boards_page(user_id: int | str, limit: int | None = None,
         raise InvalidGraphInput("the page cursor is not valid") from exc
     return Page([BoardFollow(entry.to_id, entry.sequence) for entry in page.items],
                 page.next_cursor)
+
+
+@dataclass(frozen=True)
+class LoggedFollows:
+    """What the edge log holds for one follower, each with its time (µs): the users it follows
+    explicitly, the boards it follows one by one, and the boards it unfollowed (of users it
+    follows)."""
+
+    users: dict[int, int]
+    boards: dict[int, int]
+    unfollowed: dict[int, int]
+
+
+def logged_follows(follower_id: int | str) -> LoggedFollows:
+    """The follower's rows in the edge log (three range reads on the follower's shard): the
+    source of truth that the graph's Redis and the feeds are derived from. Boards that no
+    longer exist are left out."""
+    follower = lookup.user_id(follower_id)
+    users, boards, unfollowed = ({to_id: time_us for _, to_id, time_us
+                                  in edgelog.rows_of_follower(table, follower)}
+                                 for table in EDGE_LOG)
+    existing = lookup.board_owners(list(boards), strict=False) if boards else {}
+    return LoggedFollows(users, {board: time_us for board, time_us in boards.items()
+                                 if board in existing}, unfollowed)
 
 
 def iter_board_followers(board_id: int | str, chunk: int = 1000) -> Iterator[list[int]]:

@@ -12,12 +12,14 @@ from its sliced list (:mod:`pins.interest_pins`), merged over the shards holding
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterable
 from contextlib import suppress
 from typing import Any, TypeVar
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
+from django.db.models import Max
 
 from pins.conf import content_settings
 from pins.domain import Board, JSONObject, Pin, User
@@ -97,6 +99,25 @@ def user_object(user_id: int | str) -> JSONObject:
 def pinner_ids() -> list[int]:
     """Every pinner's user ID, oldest pinner first (what an operator's ``--all`` walks)."""
     return list(Pinner.objects.order_by("id").values_list("user_id", flat=True))
+
+
+def sample_pinner_ids(count: int, rng: random.Random | None = None) -> list[int]:
+    """Up to ``count`` distinct pinners drawn at random (one indexed query each: the first
+    pinner at or after a random row ID), for audits of a sample."""
+    newest = Pinner.objects.aggregate(newest=Max("id"))["newest"]
+    if newest is None or count < 1:
+        return []
+    draw = rng or random.Random()
+    found: dict[int, None] = {}
+    for _ in range(count * 2):
+        start = draw.randint(1, newest)
+        user = Pinner.objects.filter(id__gte=start).order_by("id").values_list(
+            "user_id", flat=True).first()
+        if user is not None:
+            found[user] = None
+        if len(found) == count:
+            break
+    return list(found)
 
 
 def get_user(user_id: int | str) -> User:

@@ -184,7 +184,9 @@ PINSITE_FEED = {
     # Tuning (PINSITE_FEED_CAP, ...): only the variables that are set; see feed/conf.py.
     **env.numbers("PINSITE_FEED_", ["CAP", "SLACK", "BACKFILL_PINS", "FANOUT_CHUNK",
                                     "PULL_ABOVE", "COUNT_DELAY_MS", "SPECULATIVE_CUTOFF_MS",
-                                    "PAGE_SIZE", "MAX_PAGE"]),
+                                    "PAGE_SIZE", "MAX_PAGE", "AUDIT_WINDOW_SECONDS",
+                                    "AUDIT_LAG_FACTOR", "AUDIT_SAMPLE", "AUDIT_EVERY_SECONDS",
+                                    "AUDIT_KEEP_HOURS"]),
 }
 
 # --- Smart home feed (PINSITE_SMARTFEED_BUDGET_MS, ...; see feed/smart/conf.py) ----------

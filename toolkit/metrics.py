@@ -56,6 +56,15 @@ FEED_READS = Counter(
     "Speculative feed reads answered, by the cluster that answered and whether it was asked "
     "first or second (second: the other cluster was late or failed).", ["cluster", "asked"])
 
+FEED_AUDIT_ENTRIES = Counter(
+    "pinsite_feed_audit_entries_total",
+    "Feed entries the auditor checked, by HBase cluster and outcome: present, missing, wrong "
+    "(should not be there), misordered, pending (inside the fanout window).",
+    ["cluster", "outcome"])
+FEED_AUDIT_ROUNDS = Counter(
+    "pinsite_feed_audit_rounds_total", "Audit rounds run, by source (schedule or command).",
+    ["source"])
+
 
 def store_call(backend: str, instance: str) -> _StoreCall:
     """Time one call to a store (errors are counted as well)."""

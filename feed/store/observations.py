@@ -171,6 +171,30 @@ def read_with_samples(buckets: Sequence[str], lists: Sequence[str],
     return _call(run)
 
 
+def add_point(key: str, score: float, value: str, keep: float) -> None:
+    """Add ``value`` at ``score`` to the sorted set ``key``, dropping the points scored below
+    ``score - keep`` (one pipelined round trip)."""
+    def run() -> None:
+        pipe = client().pipeline(transaction=False)
+        pipe.zadd(key, {value: score})
+        pipe.zremrangebyscore(key, "-inf", f"({score - keep}")
+        pipe.execute()
+    _call(run)
+
+
+def points(key: str, since: float, newest: int | None = None) -> list[str]:
+    """The values of the sorted set ``key`` scored at or after ``since``, oldest first; with
+    ``newest``, only that many of the newest."""
+    def run() -> list[str]:
+        pipe = client().pipeline(transaction=False)
+        if newest is not None:
+            pipe.zrevrangebyscore(key, "+inf", since, start=0, num=newest)
+            return list(reversed(pipe.execute()[0]))
+        pipe.zrangebyscore(key, since, "+inf")
+        return list(pipe.execute()[0])
+    return _call(run)
+
+
 def _script(name: str) -> Any:
     return _connection.get()[1][name]
 

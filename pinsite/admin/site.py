@@ -19,7 +19,7 @@ from django.contrib.admin import AdminSite
 from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, path
 
-from pinsite.admin import followers, lookup, queues, shards, smartfeed, vshards
+from pinsite.admin import audits, followers, lookup, queues, shards, smartfeed, vshards
 from pinsite.serving.attempts import credential_limited
 from pinsite.web.errors import domain_errors
 
@@ -40,6 +40,7 @@ PAGES: list[tuple[str, View, str]] = [
     ("smartfeed/", smartfeed.health_page, "smartfeed"),
     ("smartfeed/pinners/", smartfeed.find_pinner, "smartfeed-pinners"),
     ("queues/", queues.queues, "queues"),
+    ("audit/", audits.audits, "audit"),
 ]
 
 

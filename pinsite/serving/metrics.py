@@ -3,9 +3,10 @@
 The samples come from :mod:`toolkit.metrics` (requests per view, store calls per MySQL
 alias, Redis instance and HBase cluster, fanout lag, speculative feed reads, and the queue
 workers' ``dramatiq_*`` metrics), summed over every process of the site when it runs under
-``manage.py runsite``. Two families are read at scrape time: queue depths (RabbitMQ) and the
-event outbox's backlog (each shard master); if one cannot be read, its
-``pinsite_metrics_source_up`` is 0 and the rest of the scrape still answers.
+``manage.py runsite``. Three sources are read at scrape time: queue depths (RabbitMQ), the
+event outbox's backlog (each shard master) and the feed auditor's newest round
+(:mod:`feed.audit_rounds`); if one cannot be read, its ``pinsite_metrics_source_up`` is 0 and
+the rest of the scrape still answers.
 
 ``/metrics`` answers only the networks (and token) of :mod:`pinsite.serving.access`:
 loopback unless ``PINSITE_STATUS_ALLOW`` says otherwise.
@@ -24,6 +25,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from events.status import backlog
+from feed import audit_rounds
 from pinsite.admin.queues import queue_depths
 from pinsite.serving.access import status_endpoint
 from toolkit.metrics import CONTENT_TYPE, REQUEST_SECONDS, exposition
@@ -61,7 +63,8 @@ class StoresNow(Collector):
     def collect(self) -> Iterable[Metric]:
         up = GaugeMetricFamily("pinsite_metrics_source_up",
                                "Whether a scrape-time source could be read.", labels=["source"])
-        for source, read in (("queues", _queues), ("outbox", _outbox)):
+        for source, read in (("queues", _queues), ("outbox", _outbox),
+                             ("feed_audit", _feed_audit)):
             try:
                 families = read()
             except Exception:
@@ -94,6 +97,40 @@ def _outbox() -> list[Metric]:
         unsent.add_metric([host.alias], _number(host.unsent))
         oldest.add_metric([host.alias], _number(host.oldest_unsent_seconds))
     return [unsent, oldest]
+
+
+AUDIT_GAUGES = (
+    ("recall", "Share of the expected feed entries present, in the newest audit round."),
+    ("precision", "Share of the stored feed entries that belong there, in the newest audit "
+                  "round."),
+    ("order_violations", "Entries stored under another time than their pin's, in the newest "
+                         "audit round."),
+    ("missing", "Expected entries missing past the fanout window, in the newest audit round."),
+)
+
+
+def _feed_audit() -> list[Metric]:
+    """The newest round of the feed auditor (:mod:`feed.audit_rounds`), per cluster."""
+    point = audit_rounds.latest()
+    if point is None:
+        return []
+    families = []
+    for name, help_text in AUDIT_GAUGES:
+        family = GaugeMetricFamily(f"pinsite_feed_audit_{name}", help_text, labels=["cluster"])
+        for cluster, figures in point["clusters"].items():
+            family.add_metric([cluster], _number(figures[name]))
+        families.append(family)
+    stale = GaugeMetricFamily("pinsite_feed_audit_staleness_seconds",
+                              "How long the longest-missing expected entry has been due, in the "
+                              "newest audit round.", labels=["cluster"])
+    for cluster, figures in point["clusters"].items():
+        stale.add_metric([cluster], _number(figures["staleness_seconds"]["max"]))
+    age = GaugeMetricFamily("pinsite_feed_audit_age_seconds",
+                            "Seconds since the newest audit round.")
+    age.add_metric([], max(0.0, time.time() - point["at_us"] / 1e6))
+    users = GaugeMetricFamily("pinsite_feed_audit_users", "Pinners in the newest audit round.")
+    users.add_metric([], _number(point["users"]))
+    return [*families, stale, age, users]
 
 
 def _number(value: Any) -> float:

@@ -1,5 +1,6 @@
 """Admin test set-up: clients logged in as a superuser, a staff member who is not one, and a
-pinner who is not staff (the stack and the media folder come from ``tests/conftest.py``)."""
+pinner who is not staff (the stack and the media folder come from ``tests/conftest.py``; the
+real queue with a worker, ``running``, from ``tests/feed/conftest.py``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import uuid
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
+
+from tests.feed.conftest import running  # noqa: F401
 
 
 def _client(**flags: bool) -> Client:

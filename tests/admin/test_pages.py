@@ -13,7 +13,7 @@ from tests.pins.helpers import image_bytes, unique_username
 
 PAGES = ["/admin/", "/admin/operations/shards/", "/admin/operations/vshards/",
          "/admin/operations/lookup/", "/admin/operations/pinners/", "/admin/operations/queues/",
-         "/admin/pins/pinner/"]
+         "/admin/operations/audit/", "/admin/pins/pinner/"]
 
 
 @pytest.mark.parametrize("page", PAGES)

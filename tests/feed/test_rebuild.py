@@ -105,8 +105,7 @@ def test_a_rebuild_reads_on_past_a_full_head_of_a_board(
     owner, follower, first, _ = _two_boards_followed()
     pins = [new_pin(owner, first) for _ in range(5)]
     running.settle()
-    monkeypatch.setattr(rebuild, "MAX_PAGE", 3)  # a head holds 3: the rest is read on
-    monkeypatch.setattr(sources, "MAX_PAGE", 3)
+    monkeypatch.setattr(sources, "MAX_PAGE", 3)  # a head holds 3: the rest is read on
     storage.change_feed("primary", follower, now_us(),
                         remove=storage.read_entries("primary", follower))
     assert feed_ids(follower) == []

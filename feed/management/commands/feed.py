@@ -1,4 +1,5 @@
-"""``manage.py feed init|show|rebuild|deadletters|lag``: operate the following feed."""
+"""``manage.py feed init|show|rebuild|audit|deadletters|pulled|lag``: operate the following
+feed."""
 
 from __future__ import annotations
 
@@ -8,28 +9,43 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from coordination.exceptions import CoordinationError
-from feed import observe, pulled, queues, selectors, setup, sources, writers
+from feed import audit, audit_rounds, observe, pulled, queues, selectors, setup, sources, writers
 from feed.conf import pull_above
 from feed.exceptions import FeedError
 from feed.schema import Entry
 from feed.store.pools import CLUSTERS
 from graph.exceptions import GraphError
 from pins.exceptions import ContentError
-from pins.selectors import pinner_ids, resolve_user
+from pins.selectors import pinner_ids, resolve_user, sample_pinner_ids
 from sharding.exceptions import ShardingError
-from toolkit.commands import SubcommandCommand, progress
+from toolkit.commands import Bounded, SubcommandCommand, progress
 from toolkit.queue import QueueUnavailable, dead_letters
 
 MAX_LAG_MINUTES = 60
+DEFAULT_AUDIT_USERS = 100
 
 
 class Command(SubcommandCommand):
-    help = ("Operate the following feed: create its tables, show or rebuild a feed, dead "
-            "letters, pulled (celebrity) boards, fanout lag.")
+    help = ("Operate the following feed: create its tables, show, rebuild or audit feeds, "
+            "dead letters, pulled (celebrity) boards, fanout lag.")
     error_types = (FeedError, GraphError, ShardingError, CoordinationError, ContentError,
                    QueueUnavailable)
 
     def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
+        auditing = self.add_subparser(
+            subparsers, parent, "audit", "compare pinners' stored feeds with what the edge log "
+            "and the boards' pins say they should hold: recall, precision, order and staleness "
+            "per cluster", json_output=True)
+        chosen = auditing.add_mutually_exclusive_group()
+        chosen.add_argument("--users", type=int, action=Bounded, maximum=100_000,
+                            help=f"audit N pinners drawn at random (default "
+                                 f"{DEFAULT_AUDIT_USERS})")
+        chosen.add_argument("--user", metavar="NAME", help="audit one pinner (ID or username)")
+        auditing.add_argument("--window", type=float, action=Bounded, minimum=0,
+                              help="the fanout window in seconds (default: from the recent "
+                                   "fanout lag, see feed/audit.py)")
+        auditing.add_argument("--findings", type=int, default=20, action=Bounded, minimum=0,
+                              help="wrong entries to list (default 20)")
         self.add_subparser(subparsers, parent, "init",
                            "create the feed table on both HBase clusters (idempotent)")
         show = self.add_subparser(subparsers, parent, "show", "the head of a user's feed",
@@ -59,6 +75,46 @@ class Command(SubcommandCommand):
                                  json_output=True)
         lag.add_argument("--minutes", type=int, default=MAX_LAG_MINUTES,
                          help=f"the window, 1 to {MAX_LAG_MINUTES} (default {MAX_LAG_MINUTES})")
+
+    def handle_audit(self, users: int | None, user: str | None, window: float | None,
+                     findings: int, json: bool = False, **_: Any) -> None:
+        if user is not None:
+            chosen = [resolve_user(user)]
+        else:
+            chosen = sample_pinner_ids(DEFAULT_AUDIT_USERS if users is None else users)
+        with progress(len(chosen), "pinners audited", enabled=not json) as bar:
+            report = audit.audit_users(chosen, window=None if window is None
+                                       else int(window * 1_000_000), progress=bar.update)
+        try:
+            audit_rounds.record(report, "command")
+        except FeedError as exc:
+            self.stderr.write(f"the round is not kept for the admin's plot: {exc}")
+        warning = report.recall() < audit_rounds.RECALL_WARNING
+        if json:
+            self.print_json({**report.as_json(findings=findings), "warning": warning})
+            return
+        self.stdout.write(f"{report.users} pinners audited, fanout window "
+                          f"{report.window_us / 1e6:.1f} s")
+        for cluster, tally in report.clusters.items():
+            figures = tally.as_json()
+            self.stdout.write(
+                f"{cluster}: recall {figures['recall']:.4%} ({figures['present']} of "
+                f"{figures['required']}), precision {figures['precision']:.4%} "
+                f"({figures['wrong']} wrong of {figures['served']}), "
+                f"{figures['order_violations']} out of order, {figures['pending']} pending, "
+                f"staleness max {figures['staleness_seconds']['max']:.1f} s"
+                + (f", {figures['unreadable']} feeds unreadable" if figures["unreadable"]
+                   else ""))
+        if warning:
+            self.stdout.write(self.style.WARNING(
+                f"warning: recall {report.recall():.4%} is below "
+                f"{audit_rounds.RECALL_WARNING:.2%}"))
+        for finding in report.findings[:findings]:
+            self.stdout.write(f"  {finding.cluster}  user {finding.user_id}  {finding.kind:<10}"
+                              f"  pin {finding.pin_id}  {_time(finding.created_us)}  "
+                              f"{finding.reason}")
+        if len(report.findings) > findings:
+            self.stdout.write(f"  ... {len(report.findings) - findings} more")
 
     def handle_init(self, **_: Any) -> None:
         outcome = setup.init_tables()
