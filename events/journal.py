@@ -31,10 +31,15 @@ def covers(since_us: int) -> bool:
     return since_us > kept_since()
 
 
-def recorded_since(name: str, since_us: int) -> Iterator[outbox.Row]:
-    """Every event ``name`` recorded at or after ``since_us``, host by host, oldest first."""
+def recorded_since(name: str, since_us: int, until_us: int | None = None,
+                   ) -> Iterator[outbox.Row]:
+    """Every event ``name`` recorded at or after ``since_us`` (and at or before ``until_us``),
+    host by host, oldest first."""
     for alias in current_map().masters():
         after = (since_us, 0)
         while rows := outbox.recorded_since(alias, name, after, BATCH):
+            if until_us is not None and rows[-1].created_us > until_us:
+                yield from (row for row in rows if row.created_us <= until_us)
+                break
             yield from rows
             after = (rows[-1].created_us, rows[-1].id)

@@ -4,6 +4,8 @@ rebuild of :mod:`feed.writers`.
 >>> page = ada.feed.page(limit=50)
 >>> [pin.title for pin in page], page.next_cursor
 (['Leek quiche', ...], 'f_____...')
+>>> ada.feed.explain(pin).present
+True
 >>> ada.feed.rebuild()
 {'primary': {'entries': 120, 'removed': 0}, 'standby': {'entries': 120, 'removed': 0}}
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from feed import selectors, writers
+from feed.explain import Explanation, explain
 from feed.storage import FeedRow
 from feed.store.pools import Cluster
 from pins.domain import Pin
@@ -38,6 +41,10 @@ class FollowingFeed:
         """The stored row (entries, horizon, write counter), from ``cluster`` or read
         speculatively: for operators."""
         return selectors.feed_head(self.user_id, cluster)
+
+    def explain(self, pin: Pin | int) -> Explanation:
+        """Why the pin is, or is not, in this feed, from the records (:mod:`feed.explain`)."""
+        return explain(self.user_id, pin if isinstance(pin, int) else pin.id)
 
     def rebuild(self) -> dict[str, Any]:
         """Make the stored feed on every cluster what the graph says it should be (queued for

@@ -137,6 +137,16 @@ class FanoutTracking:
                 _finish(cluster, self.pin_id, self.created_us, observations.PLAN, 0, None)
 
 
+def outstanding(pin_id: int, cluster: Cluster) -> list[str] | None:
+    """What a pin's fanout to ``cluster`` still waits for: chunk numbers, and ``plan`` while
+    the planner is sending them; ``[]`` once it closed, None when it is not tracked (no
+    fanout, or it closed over ten minutes ago)."""
+    found = observations.members(fanout_key(pin_id, cluster))
+    if not found:
+        return None
+    return sorted(found - {observations.CLOSED})
+
+
 def delivered(cluster: Cluster, pin_id: int, created_us: int, count: int,
               chunk: int | None, lag: float | None = None) -> None:
     """Record one delivery of ``count`` entries, ``lag`` seconds after the pin's creation

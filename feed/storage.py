@@ -120,6 +120,13 @@ def served_length(keys: Sequence[bytes], horizon: bytes | None) -> tuple[int, bo
     return length, horizon is not None or len(keys) > length
 
 
+def written_at(cluster: Cluster, user_id: int, entry: Entry) -> int | None:
+    """The cell timestamp of ``entry`` in the user's feed (who wrote it: a delivery stamps the
+    pin's creation, a follow its follow time, a rebuild or a drain the time it ran); None when
+    the feed does not hold it."""
+    return cells.cell_time(cluster, row_key(user_id), entry.column)
+
+
 def read_horizons(cluster: Cluster, user_ids: Sequence[int]) -> dict[int, bytes]:
     """The newest horizon of each of ``user_ids`` that has one (one multi-row read)."""
     found = cells.read_rows(cluster, [row_key(user) for user in user_ids], [META])

@@ -12,8 +12,11 @@ pools' rebuild (:mod:`feed.smart.intake`).
 
 from __future__ import annotations
 
+from feed.explain import Explanation
 from feed.smart import intake, service
+from feed.smart.explain import explain_home
 from feed.smart.service import HomePage
+from pins.domain import Pin
 from pins.managers import by_pinner, contribute_to_pinners
 
 
@@ -31,6 +34,10 @@ class HomeFeed:
     def count(self) -> int:
         """The pins the feed holds now: what earlier visits showed (the materialized feed)."""
         return service.shown_count(self.user_id)
+
+    def explain(self, pin: Pin | int) -> Explanation:
+        """Why the pin is, or is not, on this Home (:mod:`feed.smart.explain`)."""
+        return explain_home(self.user_id, pin if isinstance(pin, int) else pin.id)
 
     def rebuild(self) -> dict[str, int]:
         """Refill the pinner's pools from the graph and recent pins; each pool's size: for

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from feed.schema import MAX_TIME, QUALIFIER
 
@@ -39,7 +39,10 @@ SOURCE_OF: dict[int, Source] = dict(enumerate(SOURCES, start=1))
 USER = struct.Struct(">Q")
 POOL_KEY = struct.Struct(">QBBQQ")
 ENTRY_VALUE = struct.Struct(">dq")
-HOME_VALUE = struct.Struct(">QB")
+HOME_VALUE = struct.Struct(">QBd")
+"""Pin, source code and the score it was shown with; entries written before scores were kept
+hold the first two only (``OLD_HOME_VALUE``)."""
+OLD_HOME_VALUE = struct.Struct(">QB")
 META_ROW, POOL_ROW = 0x00, 0x01
 
 ENTRY = b"p:e"
@@ -95,12 +98,14 @@ def affinity_column(kind: Affinity, object_id: int) -> bytes:
 @dataclass(frozen=True)
 class Shown:
     """One entry of the materialized feed: a pin shown at ``shown_us``, at ``position`` of
-    that visit's chunk, from ``source``."""
+    that visit's chunk, from ``source``, with the ``score`` it had then (None for entries
+    written before scores were kept)."""
 
     shown_us: int
     position: int
     pin_id: int
     source: Source
+    score: float | None = None
 
     @property
     def qualifier(self) -> bytes:
@@ -112,19 +117,26 @@ class Shown:
 
     @property
     def value(self) -> bytes:
-        return HOME_VALUE.pack(self.pin_id, CODE[self.source])
+        if self.score is None:
+            return OLD_HOME_VALUE.pack(self.pin_id, CODE[self.source])
+        return HOME_VALUE.pack(self.pin_id, CODE[self.source], self.score)
 
     @classmethod
     def from_cell(cls, column: bytes, value: bytes) -> Shown:
         reverse, position = QUALIFIER.unpack(column[len(HOME_PREFIX):])
-        pin_id, code = HOME_VALUE.unpack(value)
-        return cls(MAX_TIME - reverse, position, pin_id, SOURCE_OF[code])
+        if len(value) == OLD_HOME_VALUE.size:
+            pin_id, code = OLD_HOME_VALUE.unpack(value)
+            return cls(MAX_TIME - reverse, position, pin_id, SOURCE_OF[code])
+        pin_id, code, score = HOME_VALUE.unpack(value)
+        return cls(MAX_TIME - reverse, position, pin_id, SOURCE_OF[code], score)
 
-    def as_message(self) -> list[int]:
+    def as_message(self) -> list[Any]:
         """JSON-safe form for queue messages."""
-        return [self.shown_us, self.position, self.pin_id, CODE[self.source]]
+        return [self.shown_us, self.position, self.pin_id, CODE[self.source], self.score]
 
     @classmethod
-    def from_message(cls, item: list[int]) -> Shown:
-        shown_us, position, pin_id, code = item
-        return cls(int(shown_us), int(position), int(pin_id), SOURCE_OF[int(code)])
+    def from_message(cls, item: list[Any]) -> Shown:
+        shown_us, position, pin_id, code, *rest = item
+        score = rest[0] if rest else None
+        return cls(int(shown_us), int(position), int(pin_id), SOURCE_OF[int(code)],
+                   None if score is None else float(score))

@@ -31,6 +31,7 @@ from feed.selectors import hydrate_ids, page_size
 from feed.smart import generator, health, materialized, tasks
 from feed.smart.conf import budget_seconds, smart_settings
 from feed.smart.schema import Shown
+from feed.smart.scoring import score
 from feed.speculative import speculative
 from pins.domain import Pin
 from pins.types import USER
@@ -96,7 +97,9 @@ def _first_page(user: int, size: int) -> HomePage:
     if chunk is not None:
         seen = {entry.pin_id for entry in shown or ()}
         picks = [pick for pick in chunk.picks if pick.pin_id not in seen]
-        fresh = [Shown(now, position, pick.pin_id, pick.source)
+        half_life = smart_settings.decimal("HALF_LIFE_HOURS")
+        fresh = [Shown(now, position, pick.pin_id, pick.source,
+                       score(pick.quality, pick.created_us, chunk.at_us, half_life))
                  for position, pick in enumerate(picks)]
         if fresh or chunk.removals() or chunk.pulled_mark_us is not None:
             _send(tasks.visit_messages(user, chunk, fresh))

@@ -68,6 +68,13 @@ def read_row(cluster: Cluster, row: bytes, columns: Sequence[bytes] | None = Non
     return found
 
 
+def cell_time(cluster: Cluster, row: bytes, column: bytes) -> int | None:
+    """The timestamp (µs) of the newest visible cell at ``column``; None when there is none."""
+    found = run(cluster, lambda hbase: hbase.row(row, columns=[column], include_timestamp=True))
+    cell = found.get(column)
+    return None if cell is None else int(cell[1])
+
+
 def read_rows(cluster: Cluster, rows: Sequence[bytes], columns: Sequence[bytes],
               ) -> dict[bytes, dict[bytes, bytes]]:
     """Several rows' cells of ``columns`` in one call; rows without any are absent."""

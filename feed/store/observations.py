@@ -171,6 +171,11 @@ def read_with_samples(buckets: Sequence[str], lists: Sequence[str],
     return _call(run)
 
 
+def members(key: str) -> set[str]:
+    """The members of the set ``key`` (empty when it does not exist)."""
+    return _call(lambda: set(client().smembers(key)))  # type: ignore[arg-type]
+
+
 def add_point(key: str, score: float, value: str, keep: float) -> None:
     """Add ``value`` at ``score`` to the sorted set ``key``, dropping the points scored below
     ``score - keep`` (one pipelined round trip)."""

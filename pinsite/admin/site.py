@@ -19,7 +19,7 @@ from django.contrib.admin import AdminSite
 from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, path
 
-from pinsite.admin import audits, followers, lookup, queues, shards, smartfeed, vshards
+from pinsite.admin import audits, explain, followers, lookup, queues, shards, smartfeed, vshards
 from pinsite.serving.attempts import credential_limited
 from pinsite.web.errors import domain_errors
 
@@ -35,6 +35,7 @@ PAGES: list[tuple[str, View, str]] = [
     ("pinners/<str:user_id>/", followers.follower_state, "pinner"),
     ("pinners/<str:user_id>/rebuild/", followers.rebuild, "pinner-rebuild"),
     ("pinners/<str:user_id>/delete/", followers.delete_account, "pinner-delete"),
+    ("pinners/<str:user_id>/explain/", explain.explain, "pinner-explain"),
     ("pinners/<str:user_id>/smartfeed/", smartfeed.pinner, "smartfeed-pinner"),
     ("pinners/<str:user_id>/smartfeed/rebuild/", smartfeed.rebuild, "smartfeed-rebuild"),
     ("smartfeed/", smartfeed.health_page, "smartfeed"),

@@ -29,6 +29,7 @@ urlpatterns = [
     path("auth/token/", accounts.TokenView.as_view(), name="api-token"),
     path("me/", accounts.MeView.as_view(), name="api-me"),
     path("me/feed/", feed.FeedView.as_view(), name="api-feed"),
+    path("me/feed/explain/", feed.ExplainView.as_view(), name="api-feed-explain"),
     path("me/home/", feed.HomeView.as_view(), name="api-home"),
     path("me/follows/", graph.BatchCheckView.as_view(), name="api-follows"),
     path("users/", accounts.SignUpView.as_view(), name="api-users"),

@@ -32,4 +32,5 @@ urlpatterns = [
     path("pin/<int:pin_id>/", pins.detail, name="pin"),
     path("pin/<int:pin_id>/repin/", pins.repin, name="pin-repin"),
     path("pin/<int:pin_id>/delete/", pins.delete, name="pin-delete"),
+    path("pin/<int:pin_id>/why/", home.why, name="pin-why"),
 ]

@@ -42,3 +42,22 @@ def test_a_clean_round_shows_no_warning(running: RunningQueue, staff: Client) ->
     content = staff.get("/admin/operations/audit/").content.decode()
     assert 'id="audit-ok"' in content and 'id="audit-warning"' not in content
     assert "recall 1.0000, precision 1.0000" in content
+
+
+def test_a_finding_links_to_the_explanation_of_its_pin(running: RunningQueue,
+                                                       staff: Client) -> None:
+    follower, pin = _audited_feed(running, drop=True)
+    link = f"/admin/operations/pinners/{follower}/explain/?pin={pin}"
+    assert link in staff.get("/admin/operations/audit/").content.decode()
+    content = staff.get(link).content.decode()
+    assert 'id="explain-following"' in content and 'id="explain-home"' in content
+    assert "Following feed: present" in content
+    assert '<tr data-code="absent"><td>feed:standby</td>' in content
+    assert '<tr data-code="delivered"><td>feed:primary</td>' in content
+
+
+def test_the_explanation_page_refuses_a_malformed_pin(staff: Client) -> None:
+    user = new_user()
+    content = staff.get(f"/admin/operations/pinners/{user}/explain/?pin=abc").content.decode()
+    assert 'class="errornote"' in content and "not" in content
+    assert staff.get("/admin/operations/pinners/123/explain/").status_code in (400, 404)

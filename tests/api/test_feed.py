@@ -63,3 +63,40 @@ def test_the_cursor_goes_on_past_the_feeds_cap(alice: Caller, bob: Caller,
             query = f"?limit=3&cursor={body['next_cursor']}"
 
     assert wait_until(lambda: scrolled() == expected, timeout=30)
+
+
+@pytest.mark.usefixtures("worker")
+def test_explain_says_why_a_pin_is_in_the_feed(alice: Caller, bob: Caller) -> None:
+    board = new_board(bob)
+    alice.client.put(f"/api/v1/users/{bob.id}/follow/")
+    pin = new_pin(bob, board, "Tart")
+    assert wait_until(lambda: feed_ids(alice) == [str(pin.id)], timeout=20)
+    response = alice.client.get(f"/api/v1/me/feed/explain/?pin={pin.id}")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["present"] is True
+    codes = [(reason["source"], reason["code"]) for reason in body["reasons"]]
+    assert ("edge_log", "followed_through_owner") in codes
+    assert ("feed:primary", "delivered") in codes
+    follow = next(r for r in body["reasons"] if r["code"] == "followed_through_owner")
+    assert follow["time"] and follow["detail"] == {"owner_id": bob.id}
+    assert set(body["home"]) == {"present", "reasons"}
+
+
+def test_explain_says_why_a_pin_is_not_in_the_feed(alice: Caller, bob: Caller) -> None:
+    pin = new_pin(bob, new_board(bob), "Tart")
+    body = alice.client.get(f"/api/v1/me/feed/explain/?pin={pin.id}").json()
+    assert body["present"] is False
+    assert "not_followed" in [reason["code"] for reason in body["reasons"]]
+    assert body["home"]["present"] is False
+
+
+@pytest.mark.parametrize("query", ["", "?pin=", "?pin=abc", "?pin=-1"])
+def test_explain_needs_a_pin_id(alice: Caller, query: str) -> None:
+    response = alice.client.get(f"/api/v1/me/feed/explain/{query}")
+    assert response.status_code == 400
+    assert "pin" in str(error_of(response))
+
+
+def test_explain_needs_a_pinner(anonymous: APIClient) -> None:
+    assert anonymous.get("/api/v1/me/feed/explain/?pin=1").status_code == 401

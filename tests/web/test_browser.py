@@ -1,7 +1,8 @@
 """End to end in headless Chromium: two pinners sign up, one pins, the other follows and sees
-the pins in the home feed (fanned out by a real queue worker), then unfollows one board and its
-pins leave the feed. Pins of different heights pack into masonry columns at any window width.
-Screenshots of the feed, a profile, a board and the masonry grid go to
+the pins in the home feed (fanned out by a real queue worker), asks why one is there, then
+unfollows one board and its pins leave the feed. Pins of different heights pack into masonry
+columns at any window width. Screenshots of the feed, a profile, a board, the "why" page and
+the masonry grid go to
 ``var/<profile>/screenshots/`` (``docs/web.md`` shows current ones).
 """
 
@@ -202,6 +203,14 @@ def test_a_follower_sees_pins_in_the_feed_until_unfollowing_their_board(
             "the new pin was not fanned out to the follower's feed"
         assert {*garden_pins, *quiche_pins} <= feed_pin_ids(pinner_b, site)
         screenshot(pinner_b, shots / "home-feed.png")
+        pinner_b.get(f"{site}/following/")
+        pinner_b.find_element(By.CSS_SELECTOR, f"#pin-{second} a.why").click()
+        assert wait_until(lambda: "Why am I seeing this?" in pinner_b.title, timeout=15)
+        assert text_of(pinner_b, "#why-present") == "This pin is in your Following feed."
+        reasons = text_of(pinner_b, ".why-reasons") or ""
+        assert f"Follows user {owner.user_id}, and so their board {quiche}" in reasons
+        assert "In the feed on primary, written by the fanout of the pin" in reasons
+        screenshot(pinner_b, shots / "why.png")
         pinner_b.get(f"{site}/u/{ada}/")
         screenshot(pinner_b, shots / "profile.png")
 

@@ -101,3 +101,32 @@ def test_infinite_scroll_goes_on_past_the_feeds_cap_by_pull(
         return shown
 
     assert wait_until(lambda: scrolled() == expected, timeout=30)
+
+
+def test_why_am_i_seeing_this_explains_a_following_feed_pin(
+        pinner: Pinner, other: Pinner, login: Login, worker: dramatiq.Worker) -> None:
+    board = new_board(other, "Quiche")
+    client = login(pinner)
+    client.post(f"/board/{board.id}/follow/", {"action": "follow"})
+    pin = new_pin(other, board, "Leek quiche")
+    assert wait_until(lambda: feed_ids(client) == [pin.id])
+    link = f'href="/pin/{pin.id}/why/?feed=following"'
+    assert link in text(client.get("/following/"))
+    page = text(client.get(f"/pin/{pin.id}/why/?feed=following"))
+    assert 'data-present="yes"' in page and "This pin is in your <strong>Following" in page
+    assert f"Follows board {board.id} one by one" in page
+    assert 'data-code="delivered"' in page and "written by the fanout of the pin" in page
+
+
+def test_why_am_i_seeing_this_says_why_a_pin_is_not_in_the_feed(
+        pinner: Pinner, other: Pinner, login: Login) -> None:
+    pin = new_pin(other, new_board(other), "Tart")
+    page = text(login(pinner).get(f"/pin/{pin.id}/why/?feed=following"))
+    assert 'data-present="no"' in page and 'data-code="not_followed"' in page
+    home_page = text(login(pinner).get(f"/pin/{pin.id}/why/?feed=home"))
+    assert 'data-code="not_offered"' in home_page
+
+
+def test_why_needs_a_known_feed_and_a_pinner(pinner: Pinner, login: Login, client: Client) -> None:
+    assert login(pinner).get("/pin/1/why/?feed=elsewhere").status_code == 400
+    assert client.get("/pin/1/why/")["Location"].startswith("/login/")

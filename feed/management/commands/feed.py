@@ -1,5 +1,5 @@
-"""``manage.py feed init|show|rebuild|audit|deadletters|pulled|lag``: operate the following
-feed."""
+"""``manage.py feed init|show|rebuild|explain|audit|deadletters|pulled|lag``: operate the
+following feed."""
 
 from __future__ import annotations
 
@@ -9,7 +9,18 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from coordination.exceptions import CoordinationError
-from feed import audit, audit_rounds, observe, pulled, queues, selectors, setup, sources, writers
+from feed import (
+    audit,
+    audit_rounds,
+    explain,
+    observe,
+    pulled,
+    queues,
+    selectors,
+    setup,
+    sources,
+    writers,
+)
 from feed.conf import pull_above
 from feed.exceptions import FeedError
 from feed.schema import Entry
@@ -17,7 +28,9 @@ from feed.store.pools import CLUSTERS
 from graph.exceptions import GraphError
 from pins.exceptions import ContentError
 from pins.selectors import pinner_ids, resolve_user, sample_pinner_ids
+from pins.types import PIN
 from sharding.exceptions import ShardingError
+from sharding.ids import parse_id
 from toolkit.commands import Bounded, SubcommandCommand, progress
 from toolkit.queue import QueueUnavailable, dead_letters
 
@@ -26,12 +39,17 @@ DEFAULT_AUDIT_USERS = 100
 
 
 class Command(SubcommandCommand):
-    help = ("Operate the following feed: create its tables, show, rebuild or audit feeds, "
-            "dead letters, pulled (celebrity) boards, fanout lag.")
+    help = ("Operate the following feed: create its tables, show, rebuild, explain or audit "
+            "feeds, dead letters, pulled (celebrity) boards, fanout lag.")
     error_types = (FeedError, GraphError, ShardingError, CoordinationError, ContentError,
                    QueueUnavailable)
 
     def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
+        explaining = self.add_subparser(
+            subparsers, parent, "explain", "why a pin is, or is not, in a pinner's following "
+            "feed, from the records (smartfeed explain: on their Home)", json_output=True)
+        explaining.add_argument("user", metavar="USER")
+        explaining.add_argument("pin", metavar="PIN")
         auditing = self.add_subparser(
             subparsers, parent, "audit", "compare pinners' stored feeds with what the edge log "
             "and the boards' pins say they should hold: recall, precision, order and staleness "
@@ -75,6 +93,13 @@ class Command(SubcommandCommand):
                                  json_output=True)
         lag.add_argument("--minutes", type=int, default=MAX_LAG_MINUTES,
                          help=f"the window, 1 to {MAX_LAG_MINUTES} (default {MAX_LAG_MINUTES})")
+
+    def handle_explain(self, user: str, pin: str, json: bool = False, **_: Any) -> None:
+        found = explain.explain(resolve_user(user), parse_id(pin, PIN))
+        if json:
+            self.print_json(found.as_json())
+            return
+        self.stdout.write("\n".join(found.lines("following feed")))
 
     def handle_audit(self, users: int | None, user: str | None, window: float | None,
                      findings: int, json: bool = False, **_: Any) -> None:

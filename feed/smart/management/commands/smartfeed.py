@@ -1,4 +1,4 @@
-"""``manage.py smartfeed init|show|rebuild|health``: operate the smart home feed."""
+"""``manage.py smartfeed init|show|rebuild|explain|health``: operate the smart home feed."""
 
 from __future__ import annotations
 
@@ -8,17 +8,20 @@ from django.core.management.base import CommandError, CommandParser
 
 from feed.exceptions import FeedError
 from feed.smart import health, intake, pools, setup
+from feed.smart.explain import explain_home
 from feed.smart.state import state_of
 from graph.exceptions import GraphError
 from pins.exceptions import ContentError
 from pins.selectors import pinner_ids, resolve_user
+from pins.types import PIN
 from sharding.exceptions import ShardingError
+from sharding.ids import parse_id
 from toolkit.commands import SubcommandCommand, progress
 
 
 class Command(SubcommandCommand):
     help = ("Operate the smart home feed: create its tables, show or rebuild a pinner's pools, "
-            "the generator's health.")
+            "explain a pin on their Home, the generator's health.")
     error_types = (FeedError, GraphError, ShardingError, ContentError)
 
     def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
@@ -38,6 +41,12 @@ class Command(SubcommandCommand):
         rebuild.add_argument("--empty-only", action="store_true",
                              help="only pinners whose pools are all empty (make stack)")
         rebuild.add_argument("--quiet", action="store_true", help="no progress bar")
+        explaining = self.add_subparser(subparsers, parent, "explain",
+                                        "why a pin is, or is not, on a pinner's Home: when it "
+                                        "was shown, from which pool, with which score",
+                                        json_output=True)
+        explaining.add_argument("user", metavar="USER", help="username or user ID")
+        explaining.add_argument("pin", metavar="PIN", help="pin ID")
         self.add_subparser(subparsers, parent, "health",
                            "generator latency, failures and fallbacks in the last hour",
                            json_output=True)
@@ -51,6 +60,13 @@ class Command(SubcommandCommand):
         if failed:
             raise CommandError(f"the smart feed's tables could not be set up on "
                                f"{', '.join(failed)}")
+
+    def handle_explain(self, user: str, pin: str, json: bool = False, **_: Any) -> None:
+        found = explain_home(resolve_user(user), parse_id(pin, PIN))
+        if json:
+            self.print_json(found.as_json())
+            return
+        self.stdout.write("\n".join(found.lines("home feed")))
 
     def handle_show(self, user: str, top: int, json: bool = False, **_: Any) -> None:
         if top < 1:
