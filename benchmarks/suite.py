@@ -8,6 +8,7 @@ from benchmarks import (
     events,
     failover,
     feed,
+    feed_audit,
     graph,
     legacy_import,
     shards,
@@ -17,4 +18,4 @@ from benchmarks import (
 )
 
 BENCHES: dict[str, ModuleType] = {bench.NAME: bench for bench in (
-    shards, graph, feed, events, smartfeed, failover, split, legacy_import, site)}
+    shards, graph, feed, feed_audit, events, smartfeed, failover, split, legacy_import, site)}

@@ -70,6 +70,10 @@ def _aim(case: schemathesis.Case, world: World) -> None:
                                               else _well_formed(value, KINDS[name]))
     if _positive(case, ParameterLocation.QUERY) and case.query:
         case.query.pop("cursor", None)
+        pin = case.query.get("pin")
+        if isinstance(pin, str) and pin.isdigit():
+            case.query["pin"] = (targets["pin_id"] if int(pin) % 2 == 0
+                                 else _well_formed(pin, PIN))
         for name in ("users", "boards"):
             if isinstance(case.query.get(name), str) and case.query[name]:
                 case.query[name] = ",".join(_well_formed(value, KINDS[name])

@@ -113,3 +113,21 @@ def test_the_events_bench_reports_both_modes_and_leaves_no_bench_rows() -> None:
         with cursor(alias) as c:
             c.execute(f"SELECT COUNT(*) FROM {outbox.TABLE} WHERE name = %s", [BENCH_EVENT])
             assert c.fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("option", ["--readers", "--owners", "--boards", "--pins", "--follows",
+                                    "--samples"])
+def test_audit_counts_below_one_are_a_command_error(option: str) -> None:
+    with pytest.raises(CommandError, match=f"{option} must be at least 1"):
+        call_command("bench", "audit", option, "0")
+
+
+def test_the_audit_bench_audits_clean_feeds_beside_the_raw_reads() -> None:
+    out = io.StringIO()
+    call_command("bench", "audit", "--json", "--readers", "3", "--owners", "2", "--boards", "1",
+                 "--pins", "4", "--follows", "2", "--samples", "6", stdout=out)
+    figures = json.loads(out.getvalue())
+    assert figures["set_up_audit"] == {"recall": 1.0, "precision": 1.0, "findings": 0}
+    assert figures["expected_entries"] == 8
+    assert figures["audit_one"]["samples"] == figures["raw_one"]["samples"] == 6
+    assert figures["audit_vs_raw_p50_ratio"] > 0 and figures["round"]["pinners"] == 5
