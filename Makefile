@@ -10,7 +10,7 @@ PORT ?= 8000
 .PHONY: run test stop setup bytecode stack test-stack lint bench-shards
 # Our own packages, compiled ahead: with PYTHONDONTWRITEBYTECODE set (as on our machines) every
 # manage.py, worker and test subprocess would otherwise compile them again (0.5 s of CPU each).
-SOURCES := accounts benchmarks coordination devstack events feed graph legacy pins pinsite sharding toolkit \
+SOURCES := accounts auditlog benchmarks coordination devstack events feed graph legacy pins pinsite sharding toolkit \
 	tests manage.py
 
 $(STAMP): pyproject.toml

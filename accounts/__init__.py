@@ -1,1 +1,2 @@
-"""A pinner's account as a whole: deleting it reaches the content, the graph and the feeds."""
+"""A pinner's account as a whole: deleting it reaches the content, the graph and the feeds;
+exporting it gathers everything pinsite holds about the pinner into one zip."""

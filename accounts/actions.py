@@ -10,7 +10,8 @@ again (or when the deletion is requested again):
    image releases it (``image_released``: the files go when no pin shares them);
 2. the follows, both ways (the graph announces each as an unfollow: the feeds sweep the
    deleted pins), and the interests followed;
-3. the user object (``user_deleted``: the feed rows on both clusters go), sessions, tokens,
+3. the data exports, zips and rows (:mod:`accounts.exports`);
+4. the user object (``user_deleted``: the feed rows on both clusters go), sessions, tokens,
    the ``Pinner`` row and the auth account: the username is free again.
 
 Repins that others made of the pinner's pins stay, with their images.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from accounts.exports import discard_exports_of
 from graph.actions import forget_user
 from graph.interests import forget_interests_of
 from pins.actions.boards import remove_board
@@ -49,6 +51,7 @@ def delete_account(user_id: int) -> Deleted:
         boards += 1
     pins += delete_pins_of_user(user_id)
     follows = forget_user(user_id) + forget_interests_of(user_id)
+    discard_exports_of(user_id)
     remove_pinner(user_id)
     log.info("account %d deleted: %d boards, %d pins, %d follows", user_id, boards, pins,
              follows)

@@ -1,44 +1,20 @@
-"""Work the queue worker processes do besides their messages (``dramatiq pinsite.worker``, and
-so ``manage.py runsite``): the auditor's rounds (:mod:`feed.audit_rounds`), and the sampling
-below.
-
-Samples the queue depths for the fanout dashboard in every queue worker process
-(``dramatiq pinsite.worker``, and so ``manage.py runsite``): RabbitMQ's counts once per bucket
-across all of them (:func:`feed.observe.sample_depths`), and each process's held retries
+"""What the feed's queue worker processes do besides their messages (``dramatiq
+pinsite.worker``, and so ``manage.py runsite``), each in a thread of its own
+(:class:`toolkit.threads.WorkerThread`): the auditor's rounds (:mod:`feed.audit_rounds`), and
+the queue depths for the fanout dashboard, RabbitMQ's counts once per bucket across all
+processes (:func:`feed.observe.sample_depths`) and each process's held retries
 (:func:`held_retries`, :func:`feed.observe.record_held`) once per bucket from every one."""
 
 from __future__ import annotations
 
 import threading
 import time
-from typing import Any
 
 import dramatiq
 from dramatiq.common import dq_name, q_name
 
 from feed import audit_rounds, observe, queues
-
-
-class WorkerThread(dramatiq.Middleware):
-    """Runs :meth:`run` in a thread of each worker from its boot to its shutdown."""
-
-    name = "feed-worker-thread"
-
-    def __init__(self) -> None:
-        self.stops: dict[int, threading.Event] = {}
-
-    def run(self, worker: dramatiq.Worker, stop: threading.Event) -> None:
-        raise NotImplementedError
-
-    def after_worker_boot(self, broker: dramatiq.Broker, worker: Any) -> None:
-        stop = self.stops[id(worker)] = threading.Event()
-        threading.Thread(target=self.run, args=(worker, stop), daemon=True,
-                         name=self.name).start()
-
-    def before_worker_shutdown(self, broker: dramatiq.Broker, worker: Any) -> None:
-        stop = self.stops.pop(id(worker), None)
-        if stop is not None:
-            stop.set()
+from toolkit.threads import WorkerThread
 
 
 class DepthSamplerMiddleware(WorkerThread):

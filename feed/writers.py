@@ -13,6 +13,7 @@ from typing import Any
 
 import dramatiq
 
+from auditlog.operations import operation
 from feed import delivery, follows, observe, rebuild, storage, trim
 from feed.conf import count_delay_ms
 from feed.exceptions import FeedUnavailable
@@ -100,13 +101,15 @@ forget_user = per_cluster("feed_forget_user", _forget_user, MAINTENANCE)
 def rebuild_everywhere(user_id: int) -> dict[str, Any]:
     """Rebuild ``user_id``'s feed on each cluster now; a cluster that cannot be reached gets
     the rebuild queued for when it is back. Per cluster: ``entries`` written and ``removed``,
-    or ``queued`` and the ``error``."""
+    or ``queued`` and the ``error``. Recorded in the operator audit log as ``feed.rebuild``."""
     outcome: dict[str, Any] = {}
-    for name in CLUSTERS:
-        try:
-            done = rebuild.rebuild(name, user_id)
-            outcome[name] = {"entries": done.entries, "removed": done.removed}
-        except FeedUnavailable as exc:
-            rebuild_cluster_feed[name].send(user_id)
-            outcome[name] = {"queued": True, "error": str(exc)}
+    with operation("feed.rebuild", f"user {user_id}") as recorded:
+        for name in CLUSTERS:
+            try:
+                done = rebuild.rebuild(name, user_id)
+                outcome[name] = {"entries": done.entries, "removed": done.removed}
+            except FeedUnavailable as exc:
+                rebuild_cluster_feed[name].send(user_id)
+                outcome[name] = {"queued": True, "error": str(exc)}
+        recorded.result = outcome
     return outcome

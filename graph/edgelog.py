@@ -276,6 +276,12 @@ def followed_boards_page(follower: int, limit: int, after: str | None) -> Page[E
     return mappings.page(USER_FOLLOWS_BOARD, follower, limit=limit, after=after)
 
 
+def unfollowed_boards_page(follower: int, limit: int, after: str | None) -> Page[Entry]:
+    """The boards the follower unfollowed while following their owners, newest first
+    (``InvalidCursor`` for a cursor that is not one)."""
+    return mappings.page(USER_UNFOLLOWS_BOARD, follower, limit=limit, after=after)
+
+
 def rows_of_follower(table: MappingTable, follower: int) -> list[Row]:
     """Every row of one follower in ``table``."""
     return [(follower, entry.to_id, entry.sequence)

@@ -38,6 +38,7 @@ from contextlib import suppress
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from auditlog.operations import operation
 from events import journal
 from graph import repair, tail, topology
 from graph.conf import graph_settings
@@ -74,7 +75,15 @@ def promote(instance: str, wait_seconds: float | None = None) -> PromotionReport
     """Promote the replica of ``instance`` (a master), or ``instance`` itself (a replica).
 
     Where Redis Sentinel watches the pair, the switch is Sentinel's (``SENTINEL FAILOVER``),
-    so that the two never fight over it; pinsite then takes the result into the map."""
+    so that the two never fight over it; pinsite then takes the result into the map.
+    Recorded in the operator audit log as ``graph.promote``."""
+    with operation("graph.promote", instance, {"wait_seconds": wait_seconds}) as done:
+        report = _promote(instance, wait_seconds)
+        done.result = report.to_json()
+        return report
+
+
+def _promote(instance: str, wait_seconds: float | None) -> PromotionReport:
     before = topology.read_fresh()
     old, replica = _roles(before, instance)
     topology.address_of(replica)
@@ -210,7 +219,9 @@ def follow_sentinel() -> list[dict[str, Any]]:
             olds = current.masters_of(master)
             if not olds or not _acts_as_master(master):
                 continue
-            report = _take_over(current, olds[0], master, False, None, by=SENTINEL)
+            with operation("graph.promote", olds[0], {"replica": master, "by": SENTINEL}) as done:
+                report = _take_over(current, olds[0], master, False, None, by=SENTINEL)
+                done.result = report.to_json()
             events.append({"kind": "promoted", "store": "graph", "master": report.old_master,
                            "replica": report.new_master, "vshards": report.vshards,
                            "keys_reconciled": report.keys_reconciled,
@@ -237,12 +248,14 @@ def _tend_replicas(state: sentinel.GroupState, master: str, current: VShardMap,
         except GraphError:
             continue
         if found.get("role") == "master":  # a deposed master, back: no writes for it
-            admin.follow_master(instance, state.address)
+            with operation("graph.fence", instance, {"replicates": master}):
+                admin.follow_master(instance, state.address)
             events.append({"kind": "fenced", "store": "graph", "master": instance,
                            "detail": f"deposed master acting as a master: made {master}'s "
                                      "replica"})
         elif current.replica_of(master) is None and _replicates(found, state.address):
-            current = topology.change_map(_with_replica(master, instance))
+            with operation("graph.attach_replica", master, {"replica": instance}):
+                current = topology.change_map(_with_replica(master, instance))
             events.append({"kind": "replica", "store": "graph", "master": master,
                            "replica": instance, "detail": "in sync: recorded as its standby"})
     return current
@@ -250,13 +263,15 @@ def _tend_replicas(state: sentinel.GroupState, master: str, current: VShardMap,
 
 def attach_replica(master: str, replica: str, wait_seconds: float = 60.0) -> VShardMap:
     """Make ``replica`` replicate ``master`` (dropping its own data), wait for the initial
-    sync, and name it as ``master``'s replica in the map."""
-    topology.read_fresh().with_replica(master, replica)
-    admin.follow_master(replica, topology.address_of(master))
-    _until(lambda: admin.replication(replica).get("master_link_status") == "up", wait_seconds,
-           f"{replica} did not finish syncing from {master} in {wait_seconds:.0f}s; the map is "
-           "unchanged", every=0.1)
-    return topology.change_map(lambda current: current.with_replica(master, replica))
+    sync, and name it as ``master``'s replica in the map (``graph.attach_replica`` in the
+    operator audit log)."""
+    with operation("graph.attach_replica", master, {"replica": replica}):
+        topology.read_fresh().with_replica(master, replica)
+        admin.follow_master(replica, topology.address_of(master))
+        _until(lambda: admin.replication(replica).get("master_link_status") == "up",
+               wait_seconds, f"{replica} did not finish syncing from {master} in "
+               f"{wait_seconds:.0f}s; the map is unchanged", every=0.1)
+        return topology.change_map(lambda current: current.with_replica(master, replica))
 
 
 def _roles(current: VShardMap, instance: str) -> tuple[str, str]:

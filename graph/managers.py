@@ -111,6 +111,18 @@ class FollowedBoards(FollowSet[BoardFollow]):
         return selectors.followed_boards_page(self.owner_id, limit, after)
 
 
+class UnfollowedBoards(FollowSet[BoardFollow]):
+    """``pinner.unfollowed_boards``: the boards the pinner unfollowed one by one while
+    following their owners (the exceptions to "following a pinner follows all their boards"),
+    newest first by the time of the unfollow."""
+
+    def count(self) -> int:
+        return selectors.unfollowed_board_count(self.owner_id)
+
+    def page(self, limit: int | None = None, after: str | None = None) -> Page[BoardFollow]:
+        return selectors.unfollowed_boards_page(self.owner_id, limit, after)
+
+
 class BoardFollowers(FollowSet[Follow]):
     """``board.followers``: who follows the board, explicitly or through its owner (and has
     not unfollowed it)."""
@@ -228,6 +240,7 @@ def _kind(object_id: int) -> int:
 contribute_to_pinners("followers", by_pinner(Followers))
 contribute_to_pinners("following", by_pinner(Following))
 contribute_to_pinners("followed_boards", by_pinner(FollowedBoards))
+contribute_to_pinners("unfollowed_boards", by_pinner(UnfollowedBoards))
 contribute_to_pinners("interests", by_pinner(Interests))
 contribute_to_pinners("follow", follow)
 contribute_to_pinners("unfollow", unfollow)

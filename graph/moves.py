@@ -29,6 +29,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
+from auditlog.operations import operation
 from graph import keys, topology
 from graph.conf import graph_settings
 from graph.exceptions import MoveError
@@ -60,7 +61,17 @@ class MoveReport:
 
 def move(first: int, last: int, target: str, grace_seconds: float = 1.0,
          progress: Progress | None = None) -> MoveReport:
-    """Move vshards ``first..last`` to the master ``target``."""
+    """Move vshards ``first..last`` to the master ``target`` (``graph.move`` in the operator
+    audit log)."""
+    arguments = {"to": target, "grace_seconds": grace_seconds}
+    with operation("graph.move", f"{first}-{last}", arguments) as done:
+        report = _move(first, last, target, grace_seconds, progress)
+        done.result = report.to_json()
+        return report
+
+
+def _move(first: int, last: int, target: str, grace_seconds: float,
+          progress: Progress | None) -> MoveReport:
     started = time.monotonic()
     note = progress or (lambda _: None)
     current = topology.read_fresh()
@@ -179,7 +190,15 @@ def split(instance: str, target: str, progress: Progress | None = None) -> list[
     """Move the upper half of ``instance``'s vshards to ``target`` (a configured or
     registered instance the map does not use yet), one contiguous run at a time; returns each
     run's report. The cut halves the populated vshards, those of the open shards (a user's
-    vshard follows from their shard), and the empty ones above it go along."""
+    vshard follows from their shard), and the empty ones above it go along. Recorded in the
+    operator audit log as one ``graph.split``, its moves included."""
+    with operation("graph.split", instance, {"new": target}) as done:
+        reports = _split(instance, target, progress)
+        done.result = {"moves": [report.to_json() for report in reports]}
+        return reports
+
+
+def _split(instance: str, target: str, progress: Progress | None) -> list[MoveReport]:
     current = topology.read_fresh()
     served = sorted(current.vshards_of(instance))
     if len(served) < 2:

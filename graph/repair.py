@@ -7,7 +7,8 @@ the keys of whoever the user follows (member by member). Rebuild rewrites each d
 whole, in one transaction per batch, and recounts the overlap of boards a user scope touched.
 
 Rebuild reads the log once at its start: run it when the scope is quiet (after a failover,
-before opening writes), or verify again afterwards.
+before opening writes), or verify again afterwards. Each rebuild is a ``graph.rebuild`` in the
+operator audit log (a promotion's reconcile is part of the promotion's entry).
 
 >>> verify({17}).clean
 False
@@ -21,6 +22,7 @@ from collections import defaultdict
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
+from auditlog.operations import operation
 from graph import keys, logscan, lookup, projection, topology
 from graph.differences import (
     Difference,
@@ -89,19 +91,27 @@ def verify_user(user_id: int | str) -> VerifyReport:
 def rebuild(vshards: Collection[int] | None = None,
             progress: Progress | None = None) -> RebuildReport:
     """Restore ``vshards`` (all when None) from the log: rewrite every differing key."""
-    current = topology.read_fresh()
-    state = _vshard_state(current, vshards)
-    report = state.report()
-    rewritten = _rewrite(current, [d.key for d in report.differences], state.expected, progress)
-    return RebuildReport(report, rewritten, 0, 0)
+    with operation("graph.rebuild", _scope(vshards)) as done:
+        current = topology.read_fresh()
+        state = _vshard_state(current, vshards)
+        report = state.report()
+        rewritten = _rewrite(current, [d.key for d in report.differences], state.expected,
+                             progress)
+        rebuilt = RebuildReport(report, rewritten, 0, 0)
+        done.result = rebuilt.to_json()
+        return rebuilt
 
 
 def rebuild_user(user_id: int | str, progress: Progress | None = None) -> RebuildReport:
     """Restore one user's keys, their boards' keys and their entries in others' keys."""
-    user, current = lookup.user_id(user_id), topology.read_fresh()
-    state = _user_state(current, user)
-    _, rewritten, fixed, recounted = _restore(current, user, state, lambda _: True, progress)
-    return RebuildReport(state.report(), rewritten, fixed, recounted)
+    with operation("graph.rebuild", f"user {user_id}") as done:
+        user, current = lookup.user_id(user_id), topology.read_fresh()
+        state = _user_state(current, user)
+        _, rewritten, fixed, recounted = _restore(current, user, state, lambda _: True,
+                                                  progress)
+        rebuilt = RebuildReport(state.report(), rewritten, fixed, recounted)
+        done.result = rebuilt.to_json()
+        return rebuilt
 
 
 def rebuild_followers(changes: dict[int, set[Target]],
@@ -320,6 +330,12 @@ def _recount_overlaps(current: VShardMap, boards: set[int], owners: dict[int, in
             keys.user_key(owners[board], keys.FOLLOWERS),
             keys.board_key(board, keys.BOARD_OVERLAP))
     return len(known)
+
+
+def _scope(vshards: Collection[int] | None) -> str:
+    if vshards is None:
+        return "all vshards"
+    return _describe(set(vshards)) if vshards else "no vshards"
 
 
 def _describe(vshards: set[int]) -> str:

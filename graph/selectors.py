@@ -16,7 +16,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -230,6 +230,13 @@ def followed_board_count(user_id: int | str) -> int:
     return int(reads.execute(vshard_of(user), [("scard", user_key(user, BOARDS_FOLLOWED))])[0])
 
 
+def unfollowed_board_count(user_id: int | str) -> int:
+    """The boards the user unfollowed one by one while following their owners."""
+    user = lookup.user_id(user_id)
+    return int(reads.execute(vshard_of(user),
+                             [("scard", user_key(user, BOARDS_UNFOLLOWED))])[0])
+
+
 def board_follower_count(board_id: int | str) -> int:
     """Explicit followers + the owner's followers minus the board's unfollowers, each once."""
     board = lookup.board_id(board_id)
@@ -278,9 +285,22 @@ def followed_boards_page(user_id: int | str, limit: int | None = None,
                          cursor: str | None = None) -> Page[BoardFollow]:
     """The boards the user follows one by one, newest first, as the edge log lists them: the
     graph's Redis keeps them as a set, without the times a page is ordered by."""
+    return _logged_boards_page(edgelog.followed_boards_page, user_id, limit, cursor)
+
+
+def unfollowed_boards_page(user_id: int | str, limit: int | None = None,
+                           cursor: str | None = None) -> Page[BoardFollow]:
+    """The boards the user unfollowed one by one while following their owners (so not
+    followed), newest first by the time of the unfollow, as the edge log lists them."""
+    return _logged_boards_page(edgelog.unfollowed_boards_page, user_id, limit, cursor)
+
+
+def _logged_boards_page(read: Callable[[int, int, str | None], Page[Entry]],
+                        user_id: int | str, limit: int | None,
+                        cursor: str | None) -> Page[BoardFollow]:
     user = lookup.user_id(user_id)
     try:
-        page = edgelog.followed_boards_page(user, page_size(limit), cursor or None)
+        page = read(user, page_size(limit), cursor or None)
     except InvalidCursor as exc:
         raise InvalidGraphInput("the page cursor is not valid") from exc
     return Page([BoardFollow(entry.to_id, entry.sequence) for entry in page.items],

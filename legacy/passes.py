@@ -5,7 +5,8 @@ refers to copied already. Then the following feeds of every user whose follows i
 rebuilt, once each, by batches of kind ``feeds`` on the same queue (also those a stopped pass
 left). A pass copies what is new or changed since the last one; passes repeat until one
 copies nothing (``--until-converged``), as the sharding post's scripting farm did "over and
-over again until the new things being written … are tiny or zero".
+over again until the new things being written … are tiny or zero". Each run (one pass, or the
+passes until converged) is one ``legacy.import`` in the operator audit log.
 
 >>> run_pass("mysql://legacy:secret@10.0.0.9:3306/site", batch_size=200).copied
 {'users': 1200, 'boards': 3400, ...}
@@ -21,6 +22,7 @@ from typing import Any
 
 from django.db.models import Sum
 
+from auditlog.operations import operation
 from legacy import source
 from legacy.copying import FOLLOWS, copy_batch, rebuild_followers
 from legacy.errors import LegacyError
@@ -58,6 +60,15 @@ class PassReport:
 def run_pass(url: str, batch_size: int = 200, inline: bool = False, bars: bool = False,
              warn: Callable[[str], object] = lambda _: None) -> PassReport:
     """One pass over every legacy table (see the module)."""
+    arguments = {"batch_size": batch_size, "inline": inline}
+    with operation("legacy.import", source.key(url), arguments) as done:
+        report = _pass(url, batch_size, inline, bars, warn)
+        done.result = report.to_json()
+        return report
+
+
+def _pass(url: str, batch_size: int, inline: bool, bars: bool,
+          warn: Callable[[str], object]) -> PassReport:
     report, began = PassReport(uuid.uuid4().hex[:12]), time.monotonic()
     connection = source.connect(url)
     try:
@@ -131,13 +142,16 @@ def until_converged(url: str, batch_size: int = 200, inline: bool = False,
                     ) -> list[PassReport]:
     """Passes until one copies nothing and leaves nothing waiting."""
     reports: list[PassReport] = []
-    for _ in range(PASSES_AT_MOST):
-        reports.append(run_pass(url, batch_size, inline, bars, warn))
-        after_pass(reports[-1])
-        if reports[-1].changed == 0:
-            return reports
-    raise LegacyError(f"{PASSES_AT_MOST} passes did not converge: the legacy site changes "
-                      "faster than a pass copies; run again when it is quieter")
+    arguments = {"batch_size": batch_size, "inline": inline, "until_converged": True}
+    with operation("legacy.import", source.key(url), arguments) as done:
+        for _ in range(PASSES_AT_MOST):
+            reports.append(run_pass(url, batch_size, inline, bars, warn))
+            after_pass(reports[-1])
+            done.result = {"passes": [report.to_json() for report in reports]}
+            if reports[-1].changed == 0:
+                return reports
+        raise LegacyError(f"{PASSES_AT_MOST} passes did not converge: the legacy site changes "
+                          "faster than a pass copies; run again when it is quieter")
 
 
 def run_batch(batch_id: int, url: str) -> None:

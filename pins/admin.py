@@ -1,5 +1,6 @@
 """The pinner index in the admin: read-only, searchable by username and user ID, with one
-confirmed action: deleting the selected pinners' accounts (as each pinner could)."""
+confirmed action: deleting the selected pinners' accounts (as each pinner could), each
+recorded in the operator audit log."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
+from auditlog.operations import operation
 from pins.actions.pinners import request_account_deletion
 from pins.models import Pinner
+from toolkit import acting
 
 
 @admin.register(Pinner)
@@ -42,8 +45,11 @@ class PinnerAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
                 **self.admin_site.each_context(request), "title": "Delete accounts",
                 "pinners": pinners, "action": "delete_accounts",
                 "selected": request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)})
-        for pinner in pinners:
-            request_account_deletion(pinner.user_id)
+        with acting.acting_as(acting.operator_of(request)):
+            for pinner in pinners:
+                with operation("accounts.delete", f"user {pinner.user_id}",
+                               {"username": pinner.account.get_username()}):
+                    request_account_deletion(pinner.user_id)
         self.message_user(request, f"Deleting {len(pinners)} account(s): queued.",
                           messages.SUCCESS)
         return None

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from django.core.files.storage import default_storage
 
 if TYPE_CHECKING:  # the managers apps above contribute (toolkit.related): named, not imported
+    from accounts.managers import DataExports
     from feed.managers import FollowingFeed
     from feed.smart.managers import HomeFeed
     from graph.actions import FollowChange
@@ -29,6 +30,7 @@ if TYPE_CHECKING:  # the managers apps above contribute (toolkit.related): named
         Following,
         FollowTarget,
         Interests,
+        UnfollowedBoards,
     )
     from pins.managers import Listed, Objects, UserObjects
     from pins.models import Pinner
@@ -74,9 +76,11 @@ class PinnerManagers:
         followers: ClassVar[Related[Followers]]
         following: ClassVar[Related[Following]]
         followed_boards: ClassVar[Related[FollowedBoards]]
+        unfollowed_boards: ClassVar[Related[UnfollowedBoards]]
         interests: ClassVar[Related[Interests]]
         feed: ClassVar[Related[FollowingFeed]]
         home: ClassVar[Related[HomeFeed]]
+        exports: ClassVar[Related[DataExports]]
 
         def follow(self, target: FollowTarget) -> FollowChange | InterestFollowChange: ...
 

@@ -62,6 +62,14 @@ def pinner_by_username(username: str) -> Pinner:
     return pinner
 
 
+def pinner_by_user_id(user_id: int) -> Pinner:
+    """The index row of a pinner, with its account, by user ID, or :class:`NotFound`."""
+    pinner = Pinner.objects.select_related("account").filter(user_id=user_id).first()
+    if pinner is None:
+        raise NotFound(f"No pinner has the user ID {user_id}.")
+    return pinner
+
+
 def resolve_user(text: str) -> int:
     """The user ``text`` names, by user ID or by username (commands and operator pages:
     ``feed show demo``). Usernames may be all digits: an ID that names no user is also tried

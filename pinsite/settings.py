@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "auditlog",
     "sharding",
     "events",
     "pins",
@@ -269,6 +270,16 @@ PINSITE_CONTENT = {
     "MAX_IMAGE_PIXELS": 40_000_000,
     "THUMBNAIL_WIDTH": 236,
     "PAGE_SIZE": 50,
+}
+
+# --- Accounts: data exports (PINSITE_EXPORT_KEEP_DAYS, ...; see accounts/conf.py) ---------
+
+PINSITE_ACCOUNTS = {
+    # Private (never under MEDIA_ROOT, which is served), and shared by the web processes and
+    # the queue workers, as MEDIA_ROOT is.
+    "EXPORT_ROOT": env.text("PINSITE_EXPORT_ROOT", str(VAR_DIR / "exports")),
+    **env.numbers("PINSITE_", ["EXPORT_KEEP_DAYS", "EXPORT_ATTEMPTS", "EXPORT_SWEEP_SECONDS",
+                               "EXPORT_STALE_HOURS"]),
 }
 
 # --- Serving: the client address behind reverse proxies, who may read /metrics and /readyz

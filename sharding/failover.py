@@ -7,8 +7,9 @@ process watching the map moves its traffic to the new master without a restart.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
+from auditlog.operations import operation
 from sharding import replication
 from sharding.conf import sharding_settings
 from sharding.exceptions import PromotionError
@@ -27,7 +28,15 @@ class PromotionReport:
 
 
 def promote(master: str, wait_seconds: float | None = None) -> PromotionReport:
-    """Promote ``master``'s replica to serve all of ``master``'s ranges."""
+    """Promote ``master``'s replica to serve all of ``master``'s ranges (recorded in the
+    operator audit log as ``shards.promote``)."""
+    with operation("shards.promote", master, {"wait_seconds": wait_seconds}) as done:
+        report = _promote(master, wait_seconds)
+        done.result = asdict(report)
+        return report
+
+
+def _promote(master: str, wait_seconds: float | None) -> PromotionReport:
     before = fresh_map()
     ranges = before.ranges_of(master)
     if not ranges:

@@ -23,6 +23,9 @@ history with rounds going on is how "nothing needed doing" looks.
 A deposed master that answers again is set read-only at once. Writes it had in flight when
 it was replaced are not acknowledged to their clients (:func:`sharding.hosts.atomic`).
 
+Each round acts as the orchestrator (:func:`toolkit.acting.orchestrator`, ``host:pid`` of the
+leader): its promotions and fences are in the operator audit log under that name.
+
 Other stores' failover engines are followed in the same rounds through ``followers``:
 callables that return history entries (tagged with their ``store``), such as the graph's
 :func:`graph.failover.follow_sentinel`. ``manage.py orchestrator`` composes them.
@@ -43,13 +46,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from auditlog.operations import operation
 from coordination import election
 from coordination.exceptions import CoordinationError
 from coordination.zookeeper import append_json, read_json, write_json
 from sharding import failover, replication
-from sharding.exceptions import ShardingError, ShardMapError
+from sharding.exceptions import ShardingError, ShardMapError, ShardUnavailable
 from sharding.hosts import require_alias
 from sharding.topology import current_map
+from toolkit import acting
 
 log = logging.getLogger("pinsite.orchestrator")
 
@@ -144,10 +149,22 @@ class Orchestrator:
             except ShardMapError:
                 continue  # no longer configured or registered: nothing to reach
             health = replication.host_health(old)
-            if health.reachable and not health.read_only and replication.fence(old):
+            if health.reachable and not health.read_only and _fence(old):
                 fenced.append({"kind": "fenced", "master": old,
                                "detail": "deposed master answered again: set read-only"})
         return fenced
+
+
+def _fence(old: str) -> bool:
+    """Set the deposed master ``old`` read-only (``shards.fence`` in the audit log; failed
+    when it stopped answering meanwhile)."""
+    try:
+        with operation("shards.fence", old, {"why": "deposed master answered again"}):
+            if not replication.fence(old):
+                raise ShardUnavailable(f"{old} stopped answering before it was fenced")
+    except ShardUnavailable:
+        return False
+    return True
 
 
 def deposed(entries: list[dict[str, Any]], masters: list[str]) -> list[str]:
@@ -180,10 +197,12 @@ def run(orchestrator: Orchestrator, stop: threading.Event) -> None:
 
 
 def run_round(orchestrator: Orchestrator, leader: str) -> None:
-    """One round of the leader, then its record in the status node; a failing round is
-    logged and recorded, never raised (one bad round must not end the leader's watch)."""
+    """One round of the leader (acting as the orchestrator ``leader``), then its record in
+    the status node; a failing round is logged and recorded, never raised (one bad round must
+    not end the leader's watch)."""
     try:
-        orchestrator.check_once()
+        with acting.acting_as(acting.orchestrator(leader)):
+            orchestrator.check_once()
     except (ShardingError, CoordinationError) as exc:
         log.warning("orchestrator round failed: %s", exc)
         orchestrator.errors.append(f"round failed: {exc}")

@@ -37,6 +37,7 @@ from typing import Any
 
 from django.conf import settings
 
+from auditlog.operations import operation
 from sharding import replication
 from sharding.conf import sharding_settings
 from sharding.exceptions import ShardingError, ShardMapError
@@ -69,7 +70,17 @@ class SplitReport:
 
 def split(master: str, new_master: str, replica: str | None = None,
           progress: Callable[[str], object] = lambda _: None) -> SplitReport:
-    """Move the upper half of ``master``'s shards to ``new_master`` (see the module)."""
+    """Move the upper half of ``master``'s shards to ``new_master`` (see the module; recorded
+    in the operator audit log as ``shards.split``)."""
+    arguments = {"new_master": new_master, "replica": replica}
+    with operation("shards.split", master, arguments) as done:
+        report = _split(master, new_master, replica, progress)
+        done.result = report.to_json()
+        return report
+
+
+def _split(master: str, new_master: str, replica: str | None,
+           progress: Callable[[str], object]) -> SplitReport:
     before = fresh_map()
     shards = sorted(before.shards_of(master))
     _check(before.named(), master, new_master, replica, len(shards))
@@ -108,7 +119,17 @@ def split(master: str, new_master: str, replica: str | None = None,
 def cleanup(dry_run: bool = False) -> dict[str, list[str]]:
     """Drop, on every master of the map, the shard schemas that another master serves now
     (those a split moved away, or copied along); ``host → schemas`` dropped (or, with
-    ``dry_run``, that would be)."""
+    ``dry_run``, that would be). Recorded in the operator audit log as ``shards.cleanup``
+    unless ``dry_run``."""
+    if dry_run:
+        return _stale_schemas(drop=False)
+    with operation("shards.cleanup") as done:
+        dropped = _stale_schemas(drop=True)
+        done.result = {host: len(schemas) for host, schemas in dropped.items()}
+        return dropped
+
+
+def _stale_schemas(drop: bool) -> dict[str, list[str]]:
     shard_map = fresh_map()
     served = {schema_name(shard): r.master for r in shard_map.ranges for shard in r.shards()}
     dropped: dict[str, list[str]] = {}
@@ -116,7 +137,7 @@ def cleanup(dry_run: bool = False) -> dict[str, list[str]]:
         with replication.admin_cursor(host) as c:
             found = _shard_schemas(c)
             stale = sorted(name for name in found if served.get(name, host) != host)
-            for name in [] if dry_run else stale:
+            for name in stale if drop else []:
                 c.execute(f"DROP DATABASE `{name}`")
         dropped[host] = stale
     return dropped

@@ -1,6 +1,7 @@
 """Test-suite set-up: the real ``test`` profile stack, Django's tables migrated, shards, the
-graph's vshard map and the feed tables created; a private media folder per test; a real queue
-worker for the feed (``worker``). Fast password hashing comes from ``pinsite.test_settings``.
+graph's vshard map and the feed tables created; private media and export folders per test; a
+real queue worker for the feed (``worker``). Fast password hashing comes from
+``pinsite.test_settings``.
 
 Tests talk to real MariaDB, Redis, ZooKeeper and RabbitMQ servers (``make test`` starts them).
 Each session has a RabbitMQ virtual host of its own (``pinsite.test_settings``), created here
@@ -115,6 +116,8 @@ def _events_published() -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def _private_media(settings: Settings, tmp_path: Path) -> None:
     settings.MEDIA_ROOT = tmp_path / "media"
+    settings.PINSITE_ACCOUNTS = {**settings.PINSITE_ACCOUNTS,
+                                 "EXPORT_ROOT": str(tmp_path / "exports")}
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""Shared pieces of pinsite's ``manage.py`` commands: subcommands, JSON output, progress bars.
+"""Shared pieces of pinsite's ``manage.py`` commands: subcommands, JSON output, progress bars,
+and the command line as the actor of what a command does (:mod:`toolkit.acting`).
 
 >>> class Command(SubcommandCommand):
 ...     subcommands = {"show": "handle_show"}
@@ -18,10 +19,26 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
+from toolkit.acting import acting_as, command_line
+
 
 class SubcommandCommand(BaseCommand):
     """A command with subcommands (``manage.py shards init``); store errors become
-    :class:`CommandError` with a clear message instead of a traceback."""
+    :class:`CommandError` with a clear message instead of a traceback. It runs on behalf of
+    its command line: the OS user and ``argv`` (under ``call_command``, ``manage.py NAME
+    SUBCOMMAND``), which the operator audit log records as who did what it does."""
+
+    argv: list[str] | None = None
+
+    def run_from_argv(self, argv: list[str]) -> None:
+        self.argv = list(argv)
+        super().run_from_argv(argv)
+
+    def execute(self, *args: Any, **options: Any) -> Any:
+        name = type(self).__module__.rsplit(".", 1)[-1]
+        argv = self.argv or ["manage.py", name, str(options.get("subcommand", ""))]
+        with acting_as(command_line(argv)):
+            return super().execute(*args, **options)
 
     def add_arguments(self, parser: CommandParser) -> None:
         subparsers = parser.add_subparsers(dest="subcommand", required=True,

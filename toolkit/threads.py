@@ -1,8 +1,10 @@
-"""A background thread of this process: started on first use, and started again in a child
-after a fork (a forked child has none of its parent's threads).
+"""Background threads: one per process, started on first use and started again in a child
+after a fork (a forked child has none of its parent's threads); and one per queue worker, from
+its boot to its shutdown.
 
 >>> sender = ProcessThread(run_forever, "events-publisher")
 >>> sender.ensure()          # cheap when it is running already
+>>> broker.add_middleware(Sampler())   # class Sampler(WorkerThread): def run(...)
 """
 
 from __future__ import annotations
@@ -10,6 +12,9 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
+from typing import Any
+
+import dramatiq
 
 
 class ProcessThread:
@@ -31,3 +36,26 @@ class ProcessThread:
             self._pid = os.getpid()
             self._thread = threading.Thread(target=self._target, name=self._name, daemon=True)
             self._thread.start()
+
+
+class WorkerThread(dramatiq.Middleware):
+    """A Dramatiq middleware that runs :meth:`run` in a thread of each worker, from the
+    worker's boot until ``stop`` is set at its shutdown."""
+
+    name = "worker-thread"
+
+    def __init__(self) -> None:
+        self.stops: dict[int, threading.Event] = {}
+
+    def run(self, worker: dramatiq.Worker, stop: threading.Event) -> None:
+        raise NotImplementedError
+
+    def after_worker_boot(self, broker: dramatiq.Broker, worker: Any) -> None:
+        stop = self.stops[id(worker)] = threading.Event()
+        threading.Thread(target=self.run, args=(worker, stop), daemon=True,
+                         name=self.name).start()
+
+    def before_worker_shutdown(self, broker: dramatiq.Broker, worker: Any) -> None:
+        stop = self.stops.pop(id(worker), None)
+        if stop is not None:
+            stop.set()

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 
+from auditlog.operations import operation
 from feed import fanout, pulled, sources
 from feed.smart import pools
 from feed.smart.conf import pool_cap, pool_slack, smart_settings
@@ -199,16 +200,20 @@ def _settle(follower_id: int, target: tuple[Affinity, int], action: str,
 def rebuild(user_id: int) -> dict[str, int]:
     """Refill a user's pools from the graph and recent pins: the newest pins of every board
     they follow, of every interest they follow, and the pins related to their newest saves
-    (affinities, the user's history, are kept as they are). Returns each pool's size."""
-    pools.clear(user_id)
-    boards = sorted(sources.followed_boards(user_id))
-    _backfill_following(user_id, boards, [])
-    for topic in sources.followed_interests(user_id):
-        insert_for_user(user_id, "interests", _interest_pins(topic.id))
-    saved = sources.user_pin_ids(user_id, 20)
-    for pin in sources.pins_by_id(saved).values():
-        _pool_related(pin)
-    return {source: size for source, size in pools.sizes(user_id).items()}
+    (affinities, the user's history, are kept as they are). Returns each pool's size.
+    Recorded in the operator audit log as ``smartfeed.rebuild``."""
+    with operation("smartfeed.rebuild", f"user {user_id}") as done:
+        pools.clear(user_id)
+        boards = sorted(sources.followed_boards(user_id))
+        _backfill_following(user_id, boards, [])
+        for topic in sources.followed_interests(user_id):
+            insert_for_user(user_id, "interests", _interest_pins(topic.id))
+        saved = sources.user_pin_ids(user_id, 20)
+        for pin in sources.pins_by_id(saved).values():
+            _pool_related(pin)
+        sizes = {str(source): size for source, size in pools.sizes(user_id).items()}
+        done.result = sizes
+        return sizes
 
 
 def purge(user_id: int, from_sources: Sequence[Source], gone: Callable[[Pin], bool]) -> int:

@@ -20,6 +20,7 @@ from feed.queues import RETRIES, per_cluster
 from feed.smart import generator, intake, materialized, pools
 from feed.smart.schema import Shown, Source
 from feed.store.pools import CLUSTERS, Cluster
+from toolkit import acting
 from toolkit.queue import send_all
 
 QUEUE = "smartfeed"
@@ -98,8 +99,11 @@ def missed(user_id: int, at_us: int) -> None:
 
 @dramatiq.actor(queue_name=QUEUE, actor_name="smartfeed_rebuild", priority=MAINTENANCE,
                 **RETRIES)
-def rebuild(user_id: int) -> None:
-    intake.rebuild(user_id)
+def rebuild(user_id: int, actor: dict[str, str] | None = None) -> None:
+    """``actor``: who queued the rebuild (:meth:`toolkit.acting.Actor.to_json`), its actor
+    in the operator audit log."""
+    with acting.carried(actor):
+        intake.rebuild(user_id)
 
 
 @dramatiq.actor(queue_name=QUEUE, actor_name="smartfeed_forget_user", priority=MAINTENANCE,

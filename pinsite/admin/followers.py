@@ -9,6 +9,7 @@ from datetime import datetime
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 
+from auditlog.operations import operation
 from feed.selectors import hydrate
 from feed.storage import FeedRow
 from feed.store.pools import CLUSTERS, Cluster
@@ -180,10 +181,12 @@ def delete_account(request: HttpRequest, user_id: str) -> HttpResponse:
                "free again. Repins others made of their pins stay.",
                "The queues page shows the deletion's events and messages."]
     return confirmed_action(request, title=f"Delete the account of {user.username}",
-                            details=details, perform=lambda: _deletion_requested(user.id),
+                            details=details, perform=lambda: _deletion_requested(user),
                             done="admin:operations-pinners")
 
 
-def _deletion_requested(user_id: int) -> str:
-    request_account_deletion(user_id)
-    return f"Deleting the account {user_id}: queued."
+def _deletion_requested(user: User) -> str:
+    """A staff deletion, unlike a pinner's own, is recorded in the operator audit log."""
+    with operation("accounts.delete", f"user {user.id}", {"username": user.username}):
+        request_account_deletion(user.id)
+    return f"Deleting the account {user.id}: queued."

@@ -1,5 +1,6 @@
 """What every operators' page shares: rendering inside the admin, store errors shown as
-messages instead of tracebacks, and the confirm-then-perform shape of actions.
+messages instead of tracebacks, and the confirm-then-perform shape of actions, performed on
+behalf of the signed-in operator (the actor the operator audit log records).
 
 >>> def promote(request, master):
 ...     return confirmed_action(request, title=f"Promote the replica of {master}",
@@ -28,6 +29,7 @@ from pins.exceptions import ContentError
 from pins.types import USER
 from sharding.exceptions import MalformedObjectId, ShardingError
 from sharding.ids import parse_id
+from toolkit import acting
 from toolkit.queue import QueueUnavailable
 
 T = TypeVar("T")
@@ -68,13 +70,15 @@ def pinner_of(user_id: str) -> User:
 def confirmed_action(request: HttpRequest, *, title: str, details: list[str],
                      perform: Callable[[], str], done: str, **done_args: Any) -> HttpResponse:
     """``GET``: a page saying what will happen, with a form to confirm it. ``POST`` (CSRF
-    checked by the admin, superusers only): do it, report the outcome as a message and
-    return to the ``done`` page."""
+    checked by the admin, superusers only): do it as that operator
+    (:func:`toolkit.acting.operator_of`), report the outcome as a message and return to the
+    ``done`` page."""
     if request.method == "POST":
         if not getattr(request.user, "is_superuser", False):
             raise PermissionDenied("Only superusers may run operators' actions.")
         try:
-            messages.success(request, perform())
+            with acting.acting_as(acting.operator_of(request)):
+                messages.success(request, perform())
         except STORE_ERRORS as exc:
             messages.error(request, f"{title}: not done. {type(exc).__name__}: {exc}")
         return redirect(done, **done_args)

@@ -5,7 +5,8 @@ generator's health over the last hour (:func:`feed.smart.health.summary`).
 A part of the state read from a cluster that is down comes back as ``{"error": ...}`` and is
 shown as a warning beside the parts that answered; Redis down on the health page is a warning
 too. Rebuilding the pools is an operator's action like the others (a confirmation page, then a
-superuser's ``POST``); it only queues ``feed.smart.tasks.rebuild``, and the worker does it.
+superuser's ``POST``); it only queues ``feed.smart.tasks.rebuild``, and the worker does it on
+behalf of the operator, who is the actor of its entry in the operator audit log.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from feed.smart.state import state_of
 from pins import selectors as content
 from pinsite.admin.followers import find_pinner_page
 from pinsite.admin.pages import attempt, confirmed_action, pinner_of, render_page
+from toolkit import acting
 
 TOP = 10
 AFFINITY_KINDS = {"p": "pinner", "b": "board", "i": "interest"}
@@ -113,7 +115,7 @@ def rebuild(request: HttpRequest, user_id: str) -> HttpResponse:
                "The materialized feed (what they were shown) is kept."]
 
     def queue() -> str:
-        tasks.rebuild.send(user.id)
+        tasks.rebuild.send(user.id, actor=acting.current().to_json())
         return f"Rebuilding the smart feed pools of {user.username} ({user.id}): queued."
 
     return confirmed_action(request, title=f"Rebuild the smart feed pools of {user.username}",

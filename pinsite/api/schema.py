@@ -33,7 +33,7 @@ ERRORS = {
     400: "The input is not valid (see `fields`), or the page cursor or size is not.",
     401: "No valid credentials were given.",
     403: "Not allowed: not the owner, no pinner profile, or a missing CSRF token.",
-    404: "No such user, board or pin (also for malformed or wrong-type IDs).",
+    404: "No such user, board, pin or data export (also for malformed or wrong-type IDs).",
     409: "The username is already taken.",
     413: "The request body is too large.",
     415: "The body is not of a supported media type.",
@@ -41,7 +41,8 @@ ERRORS = {
     503: "A data store cannot answer right now; try again shortly.",
 }
 UNSAFE = {"post", "put", "patch", "delete"}
-EXTRA_ERRORS = {("post", "/api/v1/users/"): [409], ("post", "/api/v1/pins/"): [404]}
+EXTRA_ERRORS = {("post", "/api/v1/users/"): [409], ("post", "/api/v1/pins/"): [404],
+                ("get", "/api/v1/me/export/"): [404]}
 
 
 class PinsiteAutoSchema(AutoSchema):

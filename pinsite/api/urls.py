@@ -7,7 +7,7 @@ from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from pinsite.api import accounts, boards, feed, graph, interests, pins, users
+from pinsite.api import accounts, boards, exports, feed, graph, interests, pins, users
 from pinsite.api.base import PinsiteView
 
 
@@ -32,6 +32,9 @@ urlpatterns = [
     path("me/feed/explain/", feed.ExplainView.as_view(), name="api-feed-explain"),
     path("me/home/", feed.HomeView.as_view(), name="api-home"),
     path("me/follows/", graph.BatchCheckView.as_view(), name="api-follows"),
+    path("me/export/", exports.ExportView.as_view(), name="api-export"),
+    path("me/export/<str:export_id>/download/", exports.ExportDownloadView.as_view(),
+         name="api-export-download"),
     path("users/", accounts.SignUpView.as_view(), name="api-users"),
     path("users/by-username/<str:username>/", users.UserByNameView.as_view(),
          name="api-user-by-name"),

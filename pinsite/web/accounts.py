@@ -1,4 +1,4 @@
-"""Sign up, log in, log out, delete one's account."""
+"""Sign up, log in, log out, the account page, delete one's account."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from django.contrib.auth.views import LoginView, LogoutView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
+from accounts.conf import accounts_settings
 from graph.interests import follow_interest
 from pins.actions import create_pinner
 from pins.actions.pinners import request_account_deletion
@@ -41,6 +42,17 @@ def signup(request: HttpRequest) -> HttpResponse:
                                       "to fill your home feed.")
             return redirect("home")
     return render(request, "accounts/signup.html", {"form": form})
+
+
+@login_required
+@domain_errors
+def account(request: HttpRequest) -> HttpResponse:
+    """The pinner's account: the data export (ask for one, its state, the download link)
+    and the way to deletion."""
+    me = require_pinner(request)
+    return render(request, "accounts/account.html", {
+        "username": me.username, "email": me.account.email, "export": me.exports.current(),
+        "keep_days": accounts_settings.number("EXPORT_KEEP_DAYS")})
 
 
 @login_required

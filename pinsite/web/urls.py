@@ -5,7 +5,7 @@ Pinners live under ``/u/<username>/`` so that no username can shadow a page of t
 
 from django.urls import path
 
-from pinsite.web import accounts, boards, home, interests, pins, profiles
+from pinsite.web import accounts, boards, exports, home, interests, pins, profiles
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -13,6 +13,10 @@ urlpatterns = [
     path("signup/", accounts.signup, name="signup"),
     path("login/", accounts.login_view, name="login"),
     path("logout/", accounts.logout_view, name="logout"),
+    path("account/", accounts.account, name="account"),
+    path("account/export/", exports.request_export, name="account-export"),
+    path("account/export/<int:export_id>/", exports.download_export,
+         name="account-export-download"),
     path("account/delete/", accounts.delete_account, name="account-delete"),
     path("u/<str:username>/", profiles.boards, name="profile"),
     path("u/<str:username>/pins/", profiles.pins, name="profile-pins"),

@@ -1,6 +1,7 @@
 """``hosts add|remove|show``, the registry subcommand that ``manage.py shards`` (MySQL shard
 hosts) and ``manage.py graph`` (Redis instances) share; each says how to reach a host of its
-kind and which hosts its map names.
+kind and which hosts its map names. Adding and removing a host (refusals too) are recorded in
+the operator audit log.
 
 >>> add_hosts_subcommand(self, subparsers, parent)       # in add_subcommands
 >>> run_hosts_subcommand(self, HostKind(...), **options)  # in handle_hosts
@@ -14,8 +15,13 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from auditlog.operations import operation
 from coordination import registry
 from toolkit.commands import SubcommandCommand
+
+AREAS = {"mysql": "shards", "redis": "graph"}
+"""How the operator audit log names each kind's hosts: ``shards.hosts.add``,
+``graph.hosts.remove``."""
 
 
 @dataclass(frozen=True)
@@ -53,20 +59,23 @@ def run_hosts_subcommand(command: SubcommandCommand, kind: HostKind, hosts_actio
             raise CommandError(f"{options['name']!r} is not a host name (lowercase letters, "
                                "digits and _, starting with a letter)")
         address = _address(options["address"])
-        why = kind.unreachable(address)
-        if why is not None:
-            raise CommandError(f"{options['name']} at {options['address']} does not answer "
-                               f"({why}); nothing was registered")
-        registry.add(kind.kind, options["name"], address)
+        with operation(f"{AREAS[kind.kind]}.hosts.add", options["name"],
+                       {"address": f"{address[0]}:{address[1]}"}):
+            why = kind.unreachable(address)
+            if why is not None:
+                raise CommandError(f"{options['name']} at {options['address']} does not "
+                                   f"answer ({why}); nothing was registered")
+            registry.add(kind.kind, options["name"], address)
         _done(command, json, f"registered {options['name']} at {address[0]}:{address[1]}",
               {"name": options["name"], "address": f"{address[0]}:{address[1]}"})
     elif hosts_action == "remove":
         name = options["name"]
-        role = kind.roles().get(name)
-        if role is not None:
-            raise CommandError(f"{name} is a {role} in the {kind.map_name}: move its ranges "
-                               "away (or detach it) first")
-        registry.remove(kind.kind, name)
+        with operation(f"{AREAS[kind.kind]}.hosts.remove", name):
+            role = kind.roles().get(name)
+            if role is not None:
+                raise CommandError(f"{name} is a {role} in the {kind.map_name}: move its "
+                                   "ranges away (or detach it) first")
+            registry.remove(kind.kind, name)
         _done(command, json, f"removed {name}", {"name": name})
     else:
         _show(command, kind, json)

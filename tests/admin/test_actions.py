@@ -14,14 +14,18 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.test import Client
+from django.utils import timezone
 
+from auditlog.models import AuditEntry
 from devstack.pairs import destroy, mysql_pair
 from graph import topology as graph_topology
 from pins.actions import create_pinner
 from pins.models import Pinner
 from sharding import objects
 from sharding.topology import fresh_map
+from tests.auditlog.helpers import recorded, result_of, the_entry
 from tests.pins.helpers import unique_username
+from toolkit import acting
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -75,6 +79,7 @@ def _graph_masters() -> list[str]:
 
 def test_graph_promotion_switches_master_and_back(superuser: Client) -> None:
     assert _graph_masters() == ["redis001a", "redis002a"]
+    since = timezone.now()
     confirmation = superuser.get("/admin/operations/vshards/redis002a/promote/")
     assert "redis002a is master of" in confirmation.content.decode()
     assert _graph_masters() == ["redis001a", "redis002a"]
@@ -92,6 +97,13 @@ def test_graph_promotion_switches_master_and_back(superuser: Client) -> None:
     assert _graph_masters() == ["redis001a", "redis002a"]
     assert graph_topology.read_fresh().replica_of("redis002a") == "redis002b"
     assert "redis002b" in superuser.get("/admin/operations/vshards/").content.decode()
+    there = the_entry("graph.promote", "redis002a", since, actor_kind="admin")
+    [back_again] = recorded("graph.promote", "redis002b", since, actor_kind="admin")
+    for entry, new_master in ((there, "redis002b"), (back_again, "redis002a")):
+        assert entry.outcome == "ok" and result_of(entry)["new_master"] == new_master
+        assert entry.actor_detail.startswith("POST /admin/operations/vshards/")
+    assert not AuditEntry.objects.filter(  # each reconcile is part of its promotion's entry
+        action="graph.rebuild", started__gte=since, process=acting.process_name()).exists()
 
 
 @pytest.fixture
@@ -127,6 +139,7 @@ def _run(environment: dict[str, str], *args: str) -> str:
 @pytest.mark.slow
 def test_shard_promotion_through_the_admin(throwaway_pair: dict[str, str]) -> None:
     _run(throwaway_pair, "manage.py", "shards", "init", "--quiet")
+    since = timezone.now()
     outcome = json.loads(_run(throwaway_pair, "-m", "tests.admin.promote_through_admin",
                               "mysqlp1a").splitlines()[-1])
     assert (outcome["confirmation"], outcome["confirmed"]) == (200, 200)
@@ -137,6 +150,10 @@ def test_shard_promotion_through_the_admin(throwaway_pair: dict[str, str]) -> No
     [message] = outcome["messages"]
     assert message.startswith("Promoted mysqlp1b in place of mysqlp1a for 4 shards")
     assert "fenced read-only" in message
+    entry = the_entry("shards.promote", "mysqlp1a", since)
+    assert (entry.outcome, entry.actor_kind) == ("ok", "admin")
+    assert entry.actor_detail == "POST /admin/operations/shards/mysqlp1a/promote/ from 127.0.0.1"
+    assert result_of(entry)["new_master"] == "mysqlp1b" and result_of(entry)["fenced"] is True
 
 
 def test_account_deletion_asks_for_confirmation_then_starts(superuser: Client) -> None:

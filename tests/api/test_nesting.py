@@ -52,7 +52,7 @@ def test_a_3000_deep_body_is_a_400_on_every_json_endpoint(
     board = new_board(alice)
     pin = new_pin(alice, board)
     values = {"user_id": bob.id, "board_id": str(board.id), "pin_id": str(pin.id),
-              "slug": "tattoos", "username": bob.username}
+              "slug": "tattoos", "username": bob.username, "export_id": "1"}
     takes_json = json_operations(schema)
     assert {("post", "/api/v1/auth/token/"), ("post", "/api/v1/users/"),
             ("patch", "/api/v1/boards/{board_id}/")} <= takes_json

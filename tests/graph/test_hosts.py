@@ -11,12 +11,14 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+from django.utils import timezone
 
 from devstack.pairs import destroy
 from devstack.ports import free_loopback_ports
 from devstack.redis import Redis
 from devstack.service import MASTER, REPLICA, SINGLE
 from graph.vshards import vshard_of
+from tests.auditlog.helpers import recorded, the_entry
 from tests.graph.test_failover import REPO, Writer, pair_environment, users
 
 pytestmark = pytest.mark.beside  # CONTRIBUTING.md, "Three sessions"
@@ -50,7 +52,7 @@ def _manage(environment: dict[str, str], *args: str) -> subprocess.CompletedProc
 @pytest.mark.slow
 def test_a_running_writer_follows_vshards_moved_to_an_instance_registered_after_it_started(
         instances: tuple[dict[str, str], Redis], users: list[int]) -> None:
-    environment, extra = instances
+    (environment, extra), since = instances, timezone.now()
     assert _manage(environment, "shards", "init", "--quiet").returncode == 0
     assert _manage(environment, "graph", "init").returncode == 0
     writer = Writer(environment, users, pause=0.01)
@@ -79,3 +81,12 @@ def test_a_running_writer_follows_vshards_moved_to_an_instance_registered_after_
     assert checked.stdout.strip().splitlines()[-1] == "0", checked.stderr
     in_use = _manage(environment, "graph", "hosts", "remove", "redish2a")
     assert in_use.returncode != 0 and "is a master in the vshard map" in in_use.stderr
+
+    # the operator audit log: the host added, one split (its move a part of it), the refusal
+    assert the_entry("graph.hosts.add", "redish2a", since).outcome == "ok"
+    split = the_entry("graph.split", "redish1a", since)
+    assert (split.outcome, split.actor_kind, split.arguments) == ("ok", "command",
+                                                                  {"new": "redish2a"})
+    assert split.result == {"moves": json.loads(moved.stdout)["moves"]}
+    assert recorded("graph.move", "32-8191", since) == []
+    assert the_entry("graph.hosts.remove", "redish2a", since).outcome == "failed"

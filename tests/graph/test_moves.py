@@ -12,10 +12,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 
 from graph import actions, repair, selectors, topology
 from graph.exceptions import GraphError
 from graph.vshards import vshard_of
+from tests.auditlog.helpers import recorded
 from tests.graph.helpers import masters, new_user, user_on
 
 REPO = Path(__file__).resolve().parents[2]
@@ -68,7 +70,7 @@ def moving_user() -> Iterator[tuple[int, str, str]]:
 def test_a_vshard_moves_online_without_losing_a_follow(
         moving_user: tuple[int, str, str]) -> None:
     user, source, target = moving_user
-    vshard = vshard_of(user)
+    vshard, since = vshard_of(user), timezone.now()
     already = repair.verify({vshard}).differences
     writer = Writer([user], [new_user() for _ in range(150)])
     writer.start()
@@ -85,3 +87,9 @@ def test_a_vshard_moves_online_without_losing_a_follow(
     _manage("graph", "vshards", "move", f"{vshard}-{vshard}", source, "--grace", "0")
     assert topology.refresh().ranges == topology.initial_map().ranges
     assert repair.verify({vshard}).differences == already
+    there, back = recorded("graph.move", f"{vshard}-{vshard}", since, actor_kind="command")
+    assert (there.outcome, there.arguments, there.result) == (
+        "ok", {"to": target, "grace_seconds": 0.2}, report)
+    assert there.actor_detail == f"manage.py graph vshards move {vshard}-{vshard} {target} " \
+                                 "--grace 0.2 --json"
+    assert (back.outcome, back.arguments["to"]) == ("ok", source)

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 import redis
+from django.utils import timezone
 
 from benchmarks.failover_redis import sees_the_replica
 from devstack.pairs import destroy
@@ -33,6 +34,7 @@ from devstack.sentinel import Sentinel
 from devstack.service import MASTER, REPLICA
 from graph.tables import USER_FOLLOWS_USER
 from sharding import mappings
+from tests.auditlog.helpers import result_of, the_entry
 from tests.commands import Commands
 from tests.graph.test_failover import (
     REPO,
@@ -114,7 +116,7 @@ def _graph_history(watched: Watched) -> list[dict[str, object]]:
 @pytest.mark.slow
 def test_a_sigkilled_master_is_failed_over_by_sentinel_and_followed_without_a_command(
         watched: Watched, orchestrator: subprocess.Popen[str], users: list[int]) -> None:
-    writer = Writer(watched.environment, users)
+    writer, since = Writer(watched.environment, users), timezone.now()
     kill_with_unreplicated_follows(watched.master, watched.replica, writer)
 
     assert writer.process.wait(timeout=90) == 0, "the writer did not recover"
@@ -131,6 +133,14 @@ def test_a_sigkilled_master_is_failed_over_by_sentinel_and_followed_without_a_co
     watched.replica.role, watched.replica.master = MASTER, None
     watched.master.up()
     assert wait_until(lambda: _vshard_pair(watched) == {(REPLICA_NAME, MASTER_NAME)}, timeout=30)
+
+    # the operator audit log: the orchestrator's take-over (its reconcile a part of it), then
+    # the replica it recorded
+    taken = the_entry("graph.promote", MASTER_NAME, since, actor_kind="orchestrator")
+    assert taken.outcome == "ok" and result_of(taken)["new_master"] == REPLICA_NAME
+    assert taken.arguments == {"replica": REPLICA_NAME, "by": "Redis Sentinel"}
+    attached = the_entry("graph.attach_replica", REPLICA_NAME, since, actor_kind="orchestrator")
+    assert (attached.outcome, attached.arguments) == ("ok", {"replica": MASTER_NAME})
 
 
 @pytest.mark.slow

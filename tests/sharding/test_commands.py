@@ -7,8 +7,10 @@ import json
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.utils import timezone
 
 from sharding.topology import change_map, current_map
+from tests.auditlog.helpers import recorded
 
 
 def _run(*args: str) -> str:
@@ -74,7 +76,7 @@ def test_a_malformed_range_is_a_command_error() -> None:
 
 
 def test_an_opened_range_is_created_and_routed() -> None:
-    before = current_map()
+    before, since = current_map(), timezone.now()
     master = before.masters()[-1]
     first = 60000
     try:
@@ -83,16 +85,24 @@ def test_an_opened_range_is_created_and_routed() -> None:
         assert current_map().master_for(first + 1) == master
     finally:
         change_map(lambda m: type(m)(before.ranges, m.version))
+    [entry] = recorded("shards.open", "60000-60001", since, actor_kind="command",
+                       actor_detail="manage.py shards open")
+    assert entry.outcome == "ok" and entry.arguments["master"] == master
+    assert entry.result is not None and entry.result["schemas_created"] in (0, 2)
 
 
 def test_attaching_a_replica_records_it_in_the_map() -> None:
-    shard_range = current_map().ranges[0]
+    shard_range, since = current_map().ranges[0], timezone.now()
     try:
         _run("attach-replica", shard_range.master)
         assert current_map().range_for(shard_range.first).replica is None
     finally:
         _run("attach-replica", shard_range.master, shard_range.replica or "")
     assert current_map().range_for(shard_range.first).replica == shard_range.replica
+    detached, attached = recorded("shards.attach_replica", shard_range.master, since,
+                                  actor_detail="manage.py shards attach-replica")[-2:]
+    assert (detached.outcome, detached.arguments) == ("ok", {"replica": None})
+    assert (attached.outcome, attached.arguments) == ("ok", {"replica": shard_range.replica})
 
 
 def test_attaching_an_unconfigured_replica_is_a_command_error() -> None:

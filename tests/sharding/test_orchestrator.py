@@ -21,10 +21,12 @@ from typing import Any
 
 import MySQLdb
 import pytest
+from django.utils import timezone
 
 from devstack.pairs import destroy, mysql_pair
 from sharding import ids
 from sharding.conf import sharding_settings
+from tests.auditlog.helpers import result_of, the_entry
 from tests.commands import Commands
 from tests.polling import wait_until
 from tests.sharding.test_failover import (
@@ -191,7 +193,7 @@ def _answering_again(pair: WatchedPair, then: dict[str, Any]) -> bool:
 @pytest.mark.slow
 def test_a_master_stopped_longer_is_failed_over_and_refuses_writes_when_it_resumes(
         pair: WatchedPair, orchestrators: list[subprocess.Popen[str]]) -> None:
-    writer = writing(pair)
+    writer, since = writing(pair), timezone.now()
     pair.master.kill(signal.SIGSTOP)
     assert wait_until(lambda: len(promotions(pair)) == 1, timeout=60)
     pair.master.kill(signal.SIGCONT)  # it wakes up with the writer's statement in flight
@@ -205,3 +207,9 @@ def test_a_master_stopped_longer_is_failed_over_and_refuses_writes_when_it_resum
     assert_nothing_acknowledged_is_lost(pair, writer)
     kinds = [entry["kind"] for entry in history(pair)]
     assert kinds.count("promoted") == 1 and "fenced" in kinds
+    leader = status(pair)["leader"]
+    promoted = the_entry("shards.promote", MASTER, since, actor_kind="orchestrator")
+    fenced = the_entry("shards.fence", MASTER, since, actor_kind="orchestrator")
+    assert (promoted.outcome, promoted.actor, result_of(promoted)["new_master"]) == (
+        "ok", leader, REPLICA)
+    assert (fenced.outcome, fenced.actor) == ("ok", leader)

@@ -13,15 +13,18 @@ import sys
 import threading
 from collections import defaultdict
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 import MySQLdb
 import pytest
+from django.utils import timezone
 
 from devstack.pairs import destroy, mysql_pair
 from devstack.ports import free_loopback_ports
 from sharding import ids
 from sharding.hosts import schema_name
+from tests.auditlog.helpers import the_entry
 from tests.commands import manage
 from tests.polling import wait_until
 from tests.sharding.test_failover import REPO, pair_environment
@@ -73,7 +76,7 @@ def _schemas_on(port: int) -> set[str]:
 
 @pytest.mark.slow
 def test_a_split_under_a_writer_loses_no_acknowledged_row(hosts: Hosts) -> None:
-    environment = hosts.environment
+    environment, since = hosts.environment, timezone.now()
     manage(environment, "shards", "init", "--quiet")
     for host in (NEW, NEW_REPLICA):
         manage(environment, "shards", "hosts", "add", host, f"127.0.0.1:{hosts.port_of(host)}")
@@ -122,3 +125,20 @@ def test_a_split_under_a_writer_loses_no_acknowledged_row(hosts: Hosts) -> None:
     assert _schemas_on(hosts.port_of(NEW)) == {schema_name(shard) for shard in range(4, 8)}
     assert wait_until(lambda: _schemas_on(hosts.port_of(NEW_REPLICA)) == _schemas_on(
         hosts.port_of(NEW)), timeout=10)
+    assert_recorded(hosts, since, report)
+
+
+def assert_recorded(hosts: Hosts, since: datetime, report: dict[str, object]) -> None:
+    """The operator audit log holds each host added, the split and the cleanup, by the
+    command lines that ran them."""
+    for host in (NEW, NEW_REPLICA):
+        added = the_entry("shards.hosts.add", host, since)
+        assert added.outcome == "ok" and added.arguments == {
+            "address": f"127.0.0.1:{hosts.port_of(host)}"}
+        assert added.actor_detail.startswith(f"manage.py shards hosts add {host} ")
+    split = the_entry("shards.split", OLD, since)
+    assert (split.outcome, split.actor_kind, split.result) == ("ok", "command", report)
+    assert split.actor_detail == f"manage.py shards split {OLD} {NEW} --replica {NEW_REPLICA} " \
+                                 "--json"
+    cleanup = the_entry("shards.cleanup", "", since, actor_detail="manage.py shards cleanup")
+    assert (cleanup.outcome, cleanup.result) == ("ok", {OLD: 4, NEW: 4})

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from auditlog.operations import operation
 from coordination.exceptions import CoordinationError
 from feed import (
     audit,
@@ -185,8 +186,9 @@ class Command(SubcommandCommand):
             return
         users = pinner_ids()
         outcomes: dict[str, dict[str, Any]] = {}
-        with progress(len(users), "pinners", enabled=not json) as bar:
-            for user_id in users:
+        with operation("feed.rebuild", "every pinner", {"pinners": len(users)}), \
+                progress(len(users), "pinners", enabled=not json) as bar:
+            for user_id in users:  # one audit log entry for all of them
                 outcomes[str(user_id)] = writers.rebuild_everywhere(user_id)
                 bar.update(1)
         if json:
