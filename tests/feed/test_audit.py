@@ -21,6 +21,7 @@ from feed.store.pools import CLUSTERS
 from graph.actions import follow_board, follow_user, unfollow_board
 from pins.actions import delete_pin
 from pins.selectors import get_pin, get_user
+from tests.addresses import CLOSED
 from tests.feed.helpers import feed_ids, new_board, new_pin, new_user
 from tests.feed.running import RunningQueue
 from toolkit.clock import now_us
@@ -225,3 +226,32 @@ def test_metrics_show_the_newest_round(running: RunningQueue, client: Client) ->
     assert 'pinsite_feed_audit_recall{cluster="primary"} 1.0' in text
     assert 'pinsite_feed_audit_missing{cluster="standby"} 1.0' in text
     assert 'pinsite_feed_audit_users 1.0' in text
+
+
+def test_a_cluster_that_cannot_be_read_is_unreadable_not_wrong(
+        running: RunningQueue, settings: Any, fresh_pools: None) -> None:
+    followers = [_followed_pins(running)[1] for _ in range(2)]
+    settings.PINSITE_FEED = {**settings.PINSITE_FEED, "PRIMARY": CLOSED}
+    report = audit.audit_users(followers, window=0)
+    primary, standby = report.clusters["primary"], report.clusters["standby"]
+    assert (primary.unreadable, primary.feeds, primary.required) == (2, 0, 0)
+    assert (standby.unreadable, standby.feeds, standby.recall()) == (0, 2, 1.0)
+    assert report.findings == [] and report.recall() == 1.0
+
+
+def test_a_cluster_down_is_asked_once_a_run(running: RunningQueue, settings: Any,
+                                            fresh_pools: None, monkeypatch: Any) -> None:
+    followers = [_followed_pins(running)[1] for _ in range(3)]
+    settings.PINSITE_FEED = {**settings.PINSITE_FEED, "PRIMARY": CLOSED}
+    monkeypatch.setattr(audit, "BATCH", 1)
+    asked: list[str] = []
+    read_feeds = storage.read_feeds
+
+    def counted(cluster: Any, users: list[int]) -> Any:
+        asked.append(cluster)
+        return read_feeds(cluster, users)
+
+    monkeypatch.setattr(storage, "read_feeds", counted)
+    report = audit.audit_users(followers, window=0)
+    assert asked.count("primary") == 1 and asked.count("standby") == 3
+    assert report.clusters["primary"].unreadable == 3
