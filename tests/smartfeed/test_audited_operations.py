@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
+from feed.smart.management.commands import smartfeed as smartfeed_command
 from graph.actions import follow_board
-from tests.auditlog.helpers import the_entry
+from tests.auditlog.helpers import recorded, the_entry
 from tests.feed.helpers import new_board, new_pin, new_user
 
 
@@ -25,3 +27,14 @@ def test_a_pool_rebuild_is_recorded_with_the_command_line_and_the_pools_sizes() 
     assert (entry.outcome, entry.actor_kind) == ("ok", "command")
     assert entry.actor_detail == "manage.py smartfeed rebuild"
     assert entry.result == {"following": 1, "repins": 0, "interests": 0, "related": 0}
+
+
+def test_a_rebuild_of_every_pinner_is_one_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    readers = [new_user("sfa"), new_user("sfa")]
+    monkeypatch.setattr(smartfeed_command, "pinner_ids", lambda: readers)
+    since = timezone.now()
+    call_command("smartfeed", "rebuild", "--all", "--empty-only", "--quiet",
+                 stdout=io.StringIO())
+    entry = the_entry("smartfeed.rebuild", "every pinner with empty pools", since)
+    assert (entry.outcome, entry.arguments) == ("ok", {"pinners": 2})
+    assert recorded("smartfeed.rebuild", f"user {readers[0]}", since) == []

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from auditlog.operations import operation
 from feed.exceptions import FeedError
 from feed.smart import health, intake, pools, setup
 from feed.smart.explain import explain_home
@@ -83,7 +85,10 @@ class Command(SubcommandCommand):
             raise CommandError("name one USER or give --all")
         users = [resolve_user(user)] if user else pinner_ids()
         outcome: dict[str, dict[str, int]] = {}
-        with progress(len(users), "pinners", enabled=not (quiet or json)) as bar:
+        every = "every pinner" + (" with empty pools" if empty_only else "")
+        logged = (operation("smartfeed.rebuild", every, {"pinners": len(users)}) if all
+                  else nullcontext())  # --all: one audit log entry for all of them
+        with logged, progress(len(users), "pinners", enabled=not (quiet or json)) as bar:
             for user_id in users:
                 if not (empty_only and any(pools.sizes(user_id).values())):
                     outcome[str(user_id)] = intake.rebuild(user_id)
