@@ -32,6 +32,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from events import journal
@@ -288,5 +289,6 @@ class FeedCheck:
             return "pin deleted"
         unfollowed = self.truth.unfollowed.get(pin.board_id)
         if unfollowed is not None:
-            return f"board {pin.board_id} unfollowed at {unfollowed}"
+            at = datetime.fromtimestamp(unfollowed / SECOND_US, UTC).isoformat(timespec="seconds")
+            return f"board {pin.board_id} unfollowed at {at}"
         return f"board {pin.board_id} not followed"
