@@ -8,14 +8,11 @@ class AccountsConfig(AppConfig):
     verbose_name = "Accounts"
 
     def ready(self) -> None:
-        import dramatiq
-
         from accounts import receivers
         from accounts.middleware import ExportSweepMiddleware
+        from toolkit.queue import ensure_middleware
 
         receivers.connect()
         from accounts import managers  # gives pinners their ``exports`` manager
         del managers
-        broker = dramatiq.get_broker()
-        if not any(isinstance(m, ExportSweepMiddleware) for m in broker.middleware):
-            broker.add_middleware(ExportSweepMiddleware())
+        ensure_middleware(ExportSweepMiddleware)

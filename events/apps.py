@@ -8,12 +8,9 @@ class EventsConfig(AppConfig):
     verbose_name = "Domain events"
 
     def ready(self) -> None:
-        import dramatiq
-
         from events import mappings
         from events.middleware import RelayMiddleware
+        from toolkit.queue import ensure_middleware
 
         mappings.connect()
-        broker = dramatiq.get_broker()
-        if not any(isinstance(m, RelayMiddleware) for m in broker.middleware):
-            broker.add_middleware(RelayMiddleware())
+        ensure_middleware(RelayMiddleware)

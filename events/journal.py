@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from events.conf import events_settings
 from sharding import outbox
+from sharding.hosts import alias_for_shard
 from sharding.topology import current_map
 from toolkit.clock import now_us
 
@@ -32,10 +33,13 @@ def covers(since_us: int) -> bool:
 
 
 def recorded_since(name: str, since_us: int, until_us: int | None = None,
-                   ) -> Iterator[outbox.Row]:
+                   shard: int | None = None) -> Iterator[outbox.Row]:
     """Every event ``name`` recorded at or after ``since_us`` (and at or before ``until_us``),
-    host by host, oldest first."""
-    for alias in current_map().masters():
+    host by host, oldest first; with ``shard``, only on the master that serves it (where the
+    events of its objects are recorded)."""
+    shard_map = current_map()
+    masters = shard_map.masters() if shard is None else [alias_for_shard(shard, shard_map)]
+    for alias in masters:
         after = (since_us, 0)
         while rows := outbox.recorded_since(alias, name, after, BATCH):
             if until_us is not None and rows[-1].created_us > until_us:

@@ -32,7 +32,6 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from events import journal
@@ -46,7 +45,7 @@ from feed.truth import Expected
 from graph.events import FOLLOW_CHANGED
 from pins.domain import Pin
 from pins.events import PIN_DELETED
-from toolkit.clock import now_us
+from toolkit.clock import iso_time, now_us
 
 BATCH = 20
 """Pinners whose expected feeds are computed together (one read of their boards' pins)."""
@@ -243,10 +242,8 @@ class FeedCheck:
 
     def required(self, boundary: bytes | None) -> list[Entry]:
         """The expected entries the served part should hold (the module's docstring)."""
-        newest = self.truth.entries[:cap()]
-        if boundary is None:
-            return newest
-        return [entry for entry in newest if boundary and entry.qualifier <= boundary]
+        return [entry for entry in self.truth.entries[:cap()]
+                if not storage.below_served(entry.qualifier, boundary)]
 
     def check_present(self, entry: Entry, stored: Entry | None) -> None:
         since = self.truth.since(entry.pin_id, entry.created_us)
@@ -289,6 +286,5 @@ class FeedCheck:
             return "pin deleted"
         unfollowed = self.truth.unfollowed.get(pin.board_id)
         if unfollowed is not None:
-            at = datetime.fromtimestamp(unfollowed / SECOND_US, UTC).isoformat(timespec="seconds")
-            return f"board {pin.board_id} unfollowed at {at}"
+            return f"board {pin.board_id} unfollowed at {iso_time(unfollowed)}"
         return f"board {pin.board_id} not followed"

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from events import journal
@@ -37,6 +36,8 @@ from feed.store.pools import CLUSTERS, Cluster
 from graph.events import FOLLOW_CHANGED
 from pins.domain import Pin
 from pins.events import PIN_CREATED, PIN_DELETED
+from sharding.ids import shard_of
+from toolkit.clock import iso_time
 from toolkit.queue import QueueUnavailable, dead_letters
 
 RECORDED_WITHIN_US = 60_000_000
@@ -147,7 +148,8 @@ def _follow_reasons(user_id: int, pin: Pin, follow: FollowedBoard | None,
 def _unfollows(user_id: int, targets: set[int]) -> Iterator[Reason]:
     """The journal's unfollows by ``user_id`` of any of ``targets`` (the newest)."""
     found = None
-    for row in journal.recorded_since(FOLLOW_CHANGED, journal.kept_since()):
+    for row in journal.recorded_since(FOLLOW_CHANGED, journal.kept_since(),
+                                      shard=shard_of(user_id)):
         p = row.payload
         if (p["follower_id"] == user_id and p["target_id"] in targets
                 and p["action"] == "unfollow"):
@@ -162,7 +164,7 @@ def _unfollows(user_id: int, targets: set[int]) -> Iterator[Reason]:
 
 def _deleted(pin_id: int) -> Iterator[Reason]:
     yield Reason("pin_missing", "pins", f"pin {pin_id} does not exist")
-    for row in journal.recorded_since(PIN_DELETED, journal.kept_since()):
+    for row in journal.recorded_since(PIN_DELETED, journal.kept_since(), shard=shard_of(pin_id)):
         if row.payload["pin_id"] == pin_id:
             yield Reason("pin_deleted", "outbox", f"pin {pin_id} was deleted from board "
                          f"{row.payload['board_id']}", row.created_us,
@@ -175,7 +177,7 @@ def _created(pin: Pin) -> Iterator[Reason]:
     if not journal.covers(pin.created_us):
         return
     for row in journal.recorded_since(PIN_CREATED, pin.created_us,
-                                      pin.created_us + RECORDED_WITHIN_US):
+                                      pin.created_us + RECORDED_WITHIN_US, shard_of(pin.id)):
         if row.payload["pin_id"] == pin.id:
             yield Reason("pin_created", "outbox", "its pin_created event was recorded, which "
                          "plans its fanout to the board's followers", row.created_us,
@@ -198,8 +200,7 @@ def _cluster_view(cluster: Cluster, user_id: int, entry: Entry,
                                    f"read: {exc}"))
         return view
     view.stored, view.served = written is not None, entry in served
-    view.trimmed = boundary is not None and not view.served and (
-        not boundary or entry.qualifier > boundary)
+    view.trimmed = not view.served and storage.below_served(entry.qualifier, boundary)
     if view.served:
         view.reasons.append(Reason("delivered", source, f"in the feed on {cluster}, written "
                                    f"by {_writer(written, entry, follow)}", written))
@@ -259,4 +260,4 @@ def _ms(value: int | None) -> int | None:
 def _iso(us: int | None) -> str | None:
     if us is None:
         return None
-    return datetime.fromtimestamp(us / 1_000_000, UTC).isoformat(timespec="milliseconds")
+    return iso_time(us, "milliseconds")

@@ -151,7 +151,6 @@ class LoggedBoards:
 
     followed: dict[int, FollowedBoard]
     unfollowed: dict[int, int]
-    users: dict[int, int]
 
 
 def followed_boards_logged(user_id: int) -> LoggedBoards:
@@ -169,7 +168,7 @@ def followed_boards_logged(user_id: int) -> LoggedBoards:
                                                 min(explicit.since_us, log.users[owner]), True)
             elif board not in log.unfollowed:
                 followed[board] = through_owner
-    return LoggedBoards(followed, log.unfollowed, log.users)
+    return LoggedBoards(followed, log.unfollowed)
 
 
 def board_entries(board_id: int, limit: int) -> list[Entry]:

@@ -127,6 +127,12 @@ def written_at(cluster: Cluster, user_id: int, entry: Entry) -> int | None:
     return cells.cell_time(cluster, row_key(user_id), entry.column)
 
 
+def below_served(qualifier: bytes, boundary: bytes | None) -> bool:
+    """Whether an entry at ``qualifier`` is older than the part a truncated row serves
+    (``boundary`` as :meth:`FeedRow.served` gives it): reads take it from its board."""
+    return boundary is not None and (not boundary or qualifier > boundary)
+
+
 def read_horizons(cluster: Cluster, user_ids: Sequence[int]) -> dict[int, bytes]:
     """The newest horizon of each of ``user_ids`` that has one (one multi-row read)."""
     found = cells.read_rows(cluster, [row_key(user) for user in user_ids], [META])

@@ -35,8 +35,6 @@ class Expected:
     """``pin → board`` of :attr:`entries`."""
     boards: dict[int, FollowedBoard]
     """Every board followed (pulled ones too), with the follow that makes it so."""
-    pulled: frozenset[int]
-    """The followed boards whose pins are merged at read, not pushed."""
     unfollowed: dict[int, int]
     """``board → time`` of the boards of followed users that the pinner unfollowed."""
 
@@ -76,6 +74,5 @@ def expected_many(user_ids: Sequence[int]) -> dict[int, Expected]:
         entries = newest_first(list({entry for board in mine for entry in pins[board]}))[:size]
         found[user] = Expected(
             entries=entries, board_of={entry.pin_id: board_of[entry.pin_id] for entry in entries},
-            boards=log.followed, pulled=now_pulled.intersection(log.followed),
-            unfollowed=log.unfollowed)
+            boards=log.followed, unfollowed=log.unfollowed)
     return found

@@ -14,8 +14,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
-from auditlog.operations import operation
-from pins.actions.pinners import request_account_deletion
+from pins.actions.pinners import delete_account_for_staff
 from pins.models import Pinner
 from toolkit import acting
 
@@ -47,9 +46,7 @@ class PinnerAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
                 "selected": request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)})
         with acting.acting_as(acting.operator_of(request)):
             for pinner in pinners:
-                with operation("accounts.delete", f"user {pinner.user_id}",
-                               {"username": pinner.account.get_username()}):
-                    request_account_deletion(pinner.user_id)
+                delete_account_for_staff(pinner.user_id, pinner.account.get_username())
         self.message_user(request, f"Deleting {len(pinners)} account(s): queued.",
                           messages.SUCCESS)
         return None

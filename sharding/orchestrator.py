@@ -37,8 +37,6 @@ callables that return history entries (tagged with their ``store``), such as the
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -185,7 +183,7 @@ def deposed(entries: list[dict[str, Any]], masters: list[str]) -> list[str]:
 
 def run(orchestrator: Orchestrator, stop: threading.Event) -> None:
     """Wait for leadership, then lead until ``stop`` is set (or the session is lost)."""
-    identifier = f"{socket.gethostname()}:{os.getpid()}"
+    identifier = acting.process_name()
 
     def lead() -> None:
         log.warning("orchestrator %s leads", identifier)

@@ -29,14 +29,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from django.http import HttpRequest
 
-KINDS = ("admin", "command", "orchestrator", "process")
 SECRET_IN_URL = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://[^:/@\s]*:)[^@\s]*@", re.I)
 
 
 @dataclass(frozen=True)
 class Actor:
-    """``kind`` (one of :data:`KINDS`), ``name`` (an admin's username, an OS user, an
-    orchestrator's ``host:pid``) and ``detail`` (the request or the command line)."""
+    """``kind`` (``admin``, ``command``, ``orchestrator`` or ``process``), ``name`` (an
+    admin's username, an OS user, an orchestrator's ``host:pid``) and ``detail`` (the
+    request or the command line)."""
 
     kind: str
     name: str

@@ -137,6 +137,14 @@ def configure_broker() -> dramatiq.Broker:
     return _configured
 
 
+def ensure_middleware(middleware: type[dramatiq.Middleware]) -> None:
+    """Add an instance of ``middleware`` to the broker unless it has one (apps add theirs when
+    Django starts, and Django may start more than once in a process)."""
+    broker = dramatiq.get_broker()
+    if not any(isinstance(found, middleware) for found in broker.middleware):
+        broker.add_middleware(middleware())
+
+
 def declared_queues() -> list[str]:
     """The queues of every actor declared in this process, sorted."""
     return sorted(dramatiq.get_broker().get_declared_queues())

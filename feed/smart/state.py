@@ -9,7 +9,6 @@ the error instead, so the page still shows the rest.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from feed.exceptions import FeedUnavailable
@@ -19,7 +18,7 @@ from feed.smart.conf import smart_settings
 from feed.smart.schema import SOURCES
 from feed.smart.scoring import score
 from feed.speculative import speculative
-from toolkit.clock import now_us
+from toolkit.clock import iso_time, now_us
 
 
 def state_of(user_id: int, top: int = 10) -> dict[str, Any]:
@@ -69,4 +68,4 @@ def _materialized(user_id: int, top: int) -> dict[str, Any]:
 
 
 def _time(us: int) -> str:
-    return datetime.fromtimestamp(us / 1_000_000, UTC).isoformat(timespec="seconds")
+    return iso_time(us)

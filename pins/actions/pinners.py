@@ -16,6 +16,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from auditlog.operations import operation
 from pins import events
 from pins.domain import timestamp_text
 from pins.exceptions import ContentError, UsernameTaken
@@ -189,6 +190,13 @@ def request_account_deletion(user_id: int) -> None:
         account.is_active = False
         account.set_unusable_password()
         account.save(update_fields=["is_active", "password"])
+
+
+def delete_account_for_staff(user_id: int, username: str) -> None:
+    """:func:`request_account_deletion` asked by staff (the admin's pages), which, unlike a
+    pinner's own, is an operation of the operator audit log (``accounts.delete``)."""
+    with operation("accounts.delete", f"user {user_id}", {"username": username}):
+        request_account_deletion(user_id)
 
 
 def remove_pinner(user_id: int) -> None:

@@ -9,7 +9,6 @@ from datetime import datetime
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 
-from auditlog.operations import operation
 from feed.selectors import hydrate
 from feed.storage import FeedRow
 from feed.store.pools import CLUSTERS, Cluster
@@ -17,7 +16,7 @@ from graph import health, repair, topology
 from graph.differences import VerifyReport
 from graph.vshards import vshard_of
 from pins import selectors as content
-from pins.actions.pinners import request_account_deletion
+from pins.actions.pinners import delete_account_for_staff
 from pins.domain import Pin, User, timestamp_text
 from pinsite.admin.pages import attempt, confirmed_action, pinner_of, render_page
 
@@ -187,6 +186,5 @@ def delete_account(request: HttpRequest, user_id: str) -> HttpResponse:
 
 def _deletion_requested(user: User) -> str:
     """A staff deletion, unlike a pinner's own, is recorded in the operator audit log."""
-    with operation("accounts.delete", f"user {user.id}", {"username": user.username}):
-        request_account_deletion(user.id)
+    delete_account_for_staff(user.id, user.username)
     return f"Deleting the account {user.id}: queued."

@@ -4,8 +4,6 @@ the records behind a pin of either feed."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest
 from django.http import HttpRequest, HttpResponse
@@ -15,6 +13,7 @@ from pins.domain import Pin
 from pinsite.web.acting import acting_pinner, require_pinner
 from pinsite.web.errors import domain_errors
 from pinsite.web.paging import PIN_PAGE, cursor_of, more_url, render_page
+from toolkit.clock import datetime_of
 
 
 @domain_errors
@@ -63,7 +62,7 @@ def why(request: HttpRequest, pin_id: int) -> HttpResponse:
     found = (pinner.home if feed == "home" else pinner.feed).explain(pin_id).as_json()
     for reason in found["reasons"]:
         at = reason["time_us"]
-        reason["at"] = None if at is None else datetime.fromtimestamp(at / 1e6, UTC)
+        reason["at"] = None if at is None else datetime_of(at)
     return render(request, "pins/why.html", {
         "pin": Pin.objects.in_bulk([pin_id]).get(pin_id), "pin_id": pin_id, "feed": feed,
         "feed_name": FEEDS[feed], "explanation": found})

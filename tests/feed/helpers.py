@@ -26,6 +26,7 @@ from graph import tasks as graph_tasks
 from graph.actions import follow_board
 from pins import tasks as pins_tasks
 from pins.actions import create_board, create_pin, create_pinner
+from tests.feed.running import RunningQueue
 from tests.pins.helpers import image_bytes, unique_username
 
 
@@ -49,6 +50,17 @@ def board_with_followers(count: int) -> tuple[int, int, list[int]]:
     for follower in followers:
         follow_board(follower, board)
     return owner, board, followers
+
+
+def followed_pins(running: RunningQueue, count: int = 3) -> tuple[int, int, int, list[int]]:
+    """A board's owner, a follower of the board, the board and ``count`` pins of it, delivered
+    by the real queue and worker: ``owner, follower, board, pins``."""
+    owner, follower = new_user(), new_user()
+    board = new_board(owner)
+    follow_board(follower, board)
+    pins = [new_pin(owner, board) for _ in range(count)]
+    running.settle()
+    return owner, follower, board, pins
 
 
 def feed_ids(user: int, cluster: Cluster = "primary") -> list[int]:

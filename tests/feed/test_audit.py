@@ -5,6 +5,7 @@ holds it, with the reason the records give."""
 from __future__ import annotations
 
 import json
+import random
 import time
 from io import StringIO
 from typing import Any
@@ -13,16 +14,17 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
+from prometheus_client import REGISTRY
 
 from feed import audit, audit_rounds, storage
 from feed.audit import Report
 from feed.schema import Entry
 from feed.store.pools import CLUSTERS
-from graph.actions import follow_board, follow_user, unfollow_board
+from graph.actions import follow_user, unfollow_board
 from pins.actions import delete_pin
 from pins.selectors import get_pin, get_user
 from tests.addresses import CLOSED
-from tests.feed.helpers import feed_ids, new_board, new_pin, new_user
+from tests.feed.helpers import feed_ids, followed_pins, new_board, new_pin, new_user
 from tests.feed.running import RunningQueue
 from toolkit.clock import now_us
 from toolkit.waiting import until
@@ -38,22 +40,12 @@ def _entry(pin_id: int) -> Entry:
     return Entry(created_us=get_pin(pin_id).created_us, pin_id=pin_id)
 
 
-def _followed_pins(running: RunningQueue, count: int = 3) -> tuple[int, int, int, list[int]]:
-    """A follower of a board with ``count`` pins delivered."""
-    owner, follower = new_user(), new_user()
-    board = new_board(owner)
-    follow_board(follower, board)
-    pins = [new_pin(owner, board) for _ in range(count)]
-    running.settle()
-    return owner, follower, board, pins
-
-
 def _kinds(report: Report) -> list[tuple[str, str, int]]:
     return sorted((f.cluster, f.kind, f.pin_id) for f in report.findings)
 
 
 def test_a_clean_feed_is_reported_clean(running: RunningQueue) -> None:
-    _owner, follower, _board, pins = _followed_pins(running)
+    _owner, follower, _board, pins = followed_pins(running)
     other = new_user()
     follow_user(follower, other)
     pins.append(new_pin(other, new_board(other, "Tarts")))
@@ -69,7 +61,7 @@ def test_a_clean_feed_is_reported_clean(running: RunningQueue) -> None:
 
 def test_a_trimmed_feed_is_clean_down_to_its_horizon(running: RunningQueue,
                                                     small_feed: dict[str, Any]) -> None:
-    _owner, follower, _board, _pins = _followed_pins(running, count=11)
+    _owner, follower, _board, _pins = followed_pins(running, count=11)
     assert storage.read_feed("primary", follower).horizon is not None
     report = _audit(follower)
     assert report.findings == []
@@ -77,7 +69,7 @@ def test_a_trimmed_feed_is_clean_down_to_its_horizon(running: RunningQueue,
 
 
 def test_a_dropped_delivery_is_missing_on_its_cluster_only(running: RunningQueue) -> None:
-    _owner, follower, _board, pins = _followed_pins(running)
+    _owner, follower, _board, pins = followed_pins(running)
     storage.change_feed("standby", follower, now_us(), remove=[_entry(pins[1])])
     report = _audit(follower)
     assert _kinds(report) == [("standby", "missing", pins[1])]
@@ -89,7 +81,7 @@ def test_a_dropped_delivery_is_missing_on_its_cluster_only(running: RunningQueue
 
 
 def test_a_missing_entry_inside_the_window_is_pending(running: RunningQueue) -> None:
-    _owner, follower, _board, pins = _followed_pins(running)
+    _owner, follower, _board, pins = followed_pins(running)
     storage.change_feed("primary", follower, now_us(), remove=[_entry(pins[2])])
     report = _audit(follower, window=HOUR_US)
     assert report.findings == []
@@ -115,7 +107,7 @@ def test_an_unfollow_whose_removal_was_lost_is_unexpected(running: RunningQueue)
 
 
 def test_an_entry_with_a_wrong_time_is_an_order_violation(running: RunningQueue) -> None:
-    _owner, follower, _board, pins = _followed_pins(running)
+    _owner, follower, _board, pins = followed_pins(running)
     right = _entry(pins[0])
     wrong = Entry(created_us=right.created_us + HOUR_US, pin_id=pins[0])
     storage.change_feed("primary", follower, now_us(), add=[wrong], remove=[right])
@@ -129,7 +121,7 @@ def test_an_entry_with_a_wrong_time_is_an_order_violation(running: RunningQueue)
 
 
 def test_a_deleted_pin_left_in_a_feed_is_unexpected(running: RunningQueue) -> None:
-    owner, follower, _board, pins = _followed_pins(running)
+    owner, follower, _board, pins = followed_pins(running)
     gone = _entry(pins[1])
     delete_pin(owner, pins[1])
     running.settle()
@@ -141,7 +133,7 @@ def test_a_deleted_pin_left_in_a_feed_is_unexpected(running: RunningQueue) -> No
 
 
 def test_changes_inside_the_window_are_not_counted_as_wrong(running: RunningQueue) -> None:
-    owner, follower, _board, pins = _followed_pins(running)
+    owner, follower, _board, pins = followed_pins(running)
     gone = _entry(pins[1])
     delete_pin(owner, pins[1])
     running.settle()
@@ -158,7 +150,7 @@ def _command(*args: str) -> str:
 
 
 def test_the_command_audits_one_pinner_as_json(running: RunningQueue) -> None:
-    _owner, follower, _board, pins = _followed_pins(running)
+    _owner, follower, _board, pins = followed_pins(running)
     storage.change_feed("primary", follower, now_us(), remove=[_entry(pins[0])])
     found = json.loads(_command("--user", get_user(follower).username, "--window", "0",
                                 "--json"))
@@ -172,7 +164,7 @@ def test_the_command_audits_one_pinner_as_json(running: RunningQueue) -> None:
 
 
 def test_the_command_prints_figures_and_warns_below_the_mark(running: RunningQueue) -> None:
-    _owner, follower, _board, pins = _followed_pins(running)
+    _owner, follower, _board, pins = followed_pins(running)
     storage.change_feed("standby", follower, now_us(), remove=[_entry(pins[2])])
     text = _command("--user", str(follower), "--window", "0")
     assert "primary: recall 100.0000% (3 of 3)" in text
@@ -195,7 +187,7 @@ def test_bad_audit_input_is_a_command_error(args: tuple[str, ...]) -> None:
 
 
 def test_the_workers_audit_a_sample_on_schedule(running: RunningQueue, settings: Any) -> None:
-    _owner, _follower, _board, _pins = _followed_pins(running)
+    _owner, _follower, _board, _pins = followed_pins(running)
     since = time.time()
     settings.PINSITE_FEED = {**settings.PINSITE_FEED, "AUDIT_EVERY_SECONDS": 1,
                              "AUDIT_SAMPLE": 2}
@@ -212,13 +204,13 @@ def test_the_workers_audit_a_sample_on_schedule(running: RunningQueue, settings:
 def test_one_process_runs_each_round(settings: Any) -> None:
     settings.PINSITE_FEED = {**settings.PINSITE_FEED, "AUDIT_EVERY_SECONDS": 3600,
                              "AUDIT_SAMPLE": 1}
-    at = (time.time() // 3600 + 100) * 3600  # a round no process has claimed
+    at = (time.time() // 3600 + 100 + random.randrange(10**9)) * 3600  # a round unclaimed
     assert audit_rounds.run_round(now=at) is True
     assert audit_rounds.run_round(now=at + 1) is False
 
 
 def test_metrics_show_the_newest_round(running: RunningQueue, client: Client) -> None:
-    _owner, follower, _board, pins = _followed_pins(running)
+    _owner, follower, _board, pins = followed_pins(running)
     storage.change_feed("standby", follower, now_us(), remove=[_entry(pins[1])])
     audit_rounds.record(_audit(follower), "command")
     text = client.get("/metrics").content.decode()
@@ -230,7 +222,7 @@ def test_metrics_show_the_newest_round(running: RunningQueue, client: Client) ->
 
 def test_a_cluster_that_cannot_be_read_is_unreadable_not_wrong(
         running: RunningQueue, settings: Any, fresh_pools: None) -> None:
-    followers = [_followed_pins(running)[1] for _ in range(2)]
+    followers = [followed_pins(running)[1] for _ in range(2)]
     settings.PINSITE_FEED = {**settings.PINSITE_FEED, "PRIMARY": CLOSED}
     report = audit.audit_users(followers, window=0)
     primary, standby = report.clusters["primary"], report.clusters["standby"]
@@ -239,19 +231,20 @@ def test_a_cluster_that_cannot_be_read_is_unreadable_not_wrong(
     assert report.findings == [] and report.recall() == 1.0
 
 
+def _hbase_calls(cluster: str) -> int:
+    """Calls this process made to ``cluster`` (``toolkit.metrics``' store-call timer)."""
+    return int(REGISTRY.get_sample_value(
+        "pinsite_store_call_seconds_count", {"backend": "hbase", "instance": cluster}) or 0)
+
+
 def test_a_cluster_down_is_asked_once_a_run(running: RunningQueue, settings: Any,
                                             fresh_pools: None, monkeypatch: Any) -> None:
-    followers = [_followed_pins(running)[1] for _ in range(3)]
+    followers = [followed_pins(running)[1] for _ in range(3)]
     settings.PINSITE_FEED = {**settings.PINSITE_FEED, "PRIMARY": CLOSED}
     monkeypatch.setattr(audit, "BATCH", 1)
-    asked: list[str] = []
-    read_feeds = storage.read_feeds
-
-    def counted(cluster: Any, users: list[int]) -> Any:
-        asked.append(cluster)
-        return read_feeds(cluster, users)
-
-    monkeypatch.setattr(storage, "read_feeds", counted)
+    before = {cluster: _hbase_calls(cluster) for cluster in CLUSTERS}
     report = audit.audit_users(followers, window=0)
+    asked = [cluster for cluster in CLUSTERS
+             for _ in range(_hbase_calls(cluster) - before[cluster])]
     assert asked.count("primary") == 1 and asked.count("standby") == 3
     assert report.clusters["primary"].unreadable == 3

@@ -19,7 +19,7 @@ from feed.schema import Entry
 from graph.actions import follow_board, follow_user, unfollow_board, unfollow_user
 from pins.actions import delete_pin
 from pins.selectors import get_pin, get_user
-from tests.feed.helpers import CapturedQueue, new_board, new_pin, new_user
+from tests.feed.helpers import CapturedQueue, followed_pins, new_board, new_pin, new_user
 from tests.feed.running import RunningQueue
 from tests.polling import wait_until
 from toolkit.clock import now_us
@@ -40,11 +40,7 @@ def _entry(pin_id: int) -> Entry:
 
 def test_a_delivered_pin_is_present_with_its_follow_event_and_delivery(
         running: RunningQueue) -> None:
-    owner, reader = new_user(), new_user()
-    board = new_board(owner)
-    follow_board(reader, board)
-    pin = new_pin(owner, board)
-    running.settle()
+    _owner, reader, _board, [pin] = followed_pins(running, 1)
     found = explain(reader, pin)
     assert found.present is True
     assert _codes(found) == [("pins", "pin"), ("edge_log", "followed_board"),
@@ -108,11 +104,7 @@ def test_an_unfollowed_board_of_a_followed_user_is_named(running: RunningQueue) 
 
 
 def test_a_deleted_pin_is_named_with_its_deletion(running: RunningQueue) -> None:
-    owner, reader = new_user(), new_user()
-    board = new_board(owner)
-    follow_board(reader, board)
-    pin = new_pin(owner, board)
-    running.settle()
+    owner, reader, _board, [pin] = followed_pins(running, 1)
     before = now_us()
     delete_pin(owner, pin)
     running.settle()
@@ -124,11 +116,7 @@ def test_a_deleted_pin_is_named_with_its_deletion(running: RunningQueue) -> None
 
 def test_a_pin_trimmed_past_the_cap_is_read_from_its_board(running: RunningQueue,
                                                            small_feed: dict[str, Any]) -> None:
-    owner, reader = new_user(), new_user()
-    board = new_board(owner)
-    follow_board(reader, board)
-    pins = [new_pin(owner, board) for _ in range(11)]
-    running.settle()
+    _owner, reader, _board, pins = followed_pins(running, 11)
     found = explain(reader, pins[0])
     assert found.present is True
     assert ("feed:primary", "trimmed") in _codes(found)
@@ -154,11 +142,7 @@ def test_a_fanout_still_under_way_is_named(queue: CapturedQueue) -> None:
 
 
 def test_a_delivery_that_failed_is_named_with_its_error(running: RunningQueue) -> None:
-    owner, reader = new_user(), new_user()
-    board = new_board(owner)
-    follow_board(reader, board)
-    pin = new_pin(owner, board)
-    running.settle()
+    _owner, reader, board, [pin] = followed_pins(running, 1)
     storage.change_feed("standby", reader, now_us(), remove=[_entry(pin)])
     poisoned = writers.deliver_pin["standby"].message_with_options(
         args=(pin, board, "not a time", [reader]), max_retries=0)
@@ -172,11 +156,7 @@ def test_a_delivery_that_failed_is_named_with_its_error(running: RunningQueue) -
 
 
 def test_a_pin_on_the_standby_only_is_named(running: RunningQueue) -> None:
-    owner, reader = new_user(), new_user()
-    board = new_board(owner)
-    follow_board(reader, board)
-    pin = new_pin(owner, board)
-    running.settle()
+    _owner, reader, _board, [pin] = followed_pins(running, 1)
     storage.change_feed("primary", reader, now_us(), remove=[_entry(pin)])
     found = explain(reader, pin)
     assert found.present is False  # reads go to the primary
@@ -192,11 +172,7 @@ def _command(*args: str) -> str:
 
 
 def test_the_commands_explain_a_pin_as_text_and_json(running: RunningQueue) -> None:
-    owner, reader = new_user(), new_user()
-    board = new_board(owner)
-    follow_board(reader, board)
-    pin = new_pin(owner, board)
-    running.settle()
+    _owner, reader, board, [pin] = followed_pins(running, 1)
     name = get_user(reader).username
     text = _command("feed", "explain", name, str(pin))
     assert text.startswith(f"pin {pin} is in the following feed of user {reader}:")

@@ -3,7 +3,6 @@ following feed."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
@@ -28,10 +27,11 @@ from feed.schema import Entry
 from feed.store.pools import CLUSTERS
 from graph.exceptions import GraphError
 from pins.exceptions import ContentError
-from pins.selectors import pinner_ids, resolve_user, sample_pinner_ids
+from pins.selectors import pinner_ids, resolve_user
 from pins.types import PIN
 from sharding.exceptions import ShardingError
 from sharding.ids import parse_id
+from toolkit.clock import iso_time
 from toolkit.commands import Bounded, SubcommandCommand, progress
 from toolkit.queue import QueueUnavailable, dead_letters
 
@@ -107,7 +107,8 @@ class Command(SubcommandCommand):
         if user is not None:
             chosen = [resolve_user(user)]
         else:
-            chosen = sample_pinner_ids(DEFAULT_AUDIT_USERS if users is None else users)
+            chosen = sources.sample_pinner_ids(
+                DEFAULT_AUDIT_USERS if users is None else users)
         with progress(len(chosen), "pinners audited", enabled=not json) as bar:
             report = audit.audit_users(chosen, window=None if window is None
                                        else int(window * 1_000_000), progress=bar.update)
@@ -215,7 +216,7 @@ class Command(SubcommandCommand):
 
     def handle_pulled(self, json: bool = False, **_: Any) -> None:
         boards = [{"board_id": board, "state": entry.state,
-                   "since": datetime.fromtimestamp(entry.since_us / 1e6, UTC).isoformat(),
+                   "since": iso_time(entry.since_us, "auto"),
                    "followers": sources.board_follower_count(board)}
                   for board, entry in sorted(pulled.fresh().items())]
         if json:
@@ -275,7 +276,7 @@ def _entry_json(entry: Entry, pin: Any) -> dict[str, Any]:
 
 
 def _time(us: int) -> str:
-    return datetime.fromtimestamp(us / 1_000_000, UTC).isoformat(timespec="seconds")
+    return iso_time(us)
 
 
 def _horizon(qualifier: bytes | None) -> dict[str, Any] | None:
