@@ -119,8 +119,8 @@ def _fanouts(owner: int, board: int, fans: list[int], processes: int, threads: i
     figures: dict[str, Any] = {"followers": len(fans), "workers": {
         "processes": processes, "threads": threads}}
     fanouts, puts, waited = [], [], 0.0
-    with _workers(processes, threads), scratch_table() as scratch:
-        _drain()
+    with feed_workers(processes, threads), scratch_table() as scratch:
+        drain_feed_queues()
         progress("warm-up round (not counted)")
         _fanout(owner, board, fans)
         raw_batch_put(scratch, fans)
@@ -164,7 +164,7 @@ def _followers(board: int, count: int) -> list[int]:
 # --- Fanout through real workers -----------------------------------------------------------
 
 @contextmanager
-def _workers(processes: int, threads: int) -> Iterator[None]:
+def feed_workers(processes: int, threads: int) -> Iterator[None]:
     command = [sys.executable, "-m", "dramatiq", "pinsite.worker", "--processes",
                str(processes), "--threads", str(threads), "--queues", *queues.names()]
     worker = subprocess.Popen(command, env=dict(os.environ), start_new_session=True,
@@ -176,7 +176,7 @@ def _workers(processes: int, threads: int) -> Iterator[None]:
         worker.wait(timeout=60)
 
 
-def _drain(timeout_ms: int = 600_000) -> None:
+def drain_feed_queues(timeout_ms: int = 600_000) -> None:
     """Wait until the feed's queues stay empty (the follows made by the set-up are applied)."""
     broker = dramatiq.get_broker()
     for name in queues.names():

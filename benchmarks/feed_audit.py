@@ -28,7 +28,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from benchmarks.feed import _drain, _workers
+from benchmarks.feed import drain_feed_queues, feed_workers
 from benchmarks.feed_scratch import bench_pin
 from benchmarks.measure import latency, ratio, wait_until_quiet
 from feed import audit, trim
@@ -75,10 +75,10 @@ def run(readers: int = 40, owners: int = 12, boards: int = 2, pins: int = 60,
     progress(f"creating {owners} owners with {boards} boards of {pins} pins")
     owner_ids = [_owner(boards, pins) for _ in range(owners)]
     progress(f"creating {readers} readers following {follows} owners each")
-    with _workers(1, 2):
+    with feed_workers(1, 2):
         reader_ids = [_reader(random.Random(index).sample(owner_ids, follows))
                       for index in range(readers)]
-        _drain()
+        drain_feed_queues()
     checked = audit.audit_users(reader_ids, window=0)
     figures: dict[str, Any] = {
         "readers": readers, "follows": follows, "boards_followed": follows * boards,
