@@ -18,7 +18,6 @@ False
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from contextlib import ExitStack
 from dataclasses import dataclass
 
 from feed import sources, storage, trim
@@ -68,14 +67,12 @@ def rebuild(cluster: Cluster, user_id: int) -> Rebuilt:
 def rebuild_feeds(user_ids: Iterable[int], clusters: Sequence[Cluster],
                   ) -> dict[tuple[Cluster, int], Rebuilt]:
     """Rebuild the feeds of several users on each of ``clusters``: their follows are paused
-    together (the locks taken in ID order), each target is computed once, and each cluster
-    gets one multi-row read and one write of every feed's change (and a second for the
-    horizons)."""
+    together (the locks of a host's users taken by one statement), each target is computed
+    once, and each cluster gets one multi-row read and one write of every feed's change (and a
+    second for the horizons)."""
     users = sorted(set(user_ids))
     done = {}
-    with ExitStack() as paused:
-        for user in users:
-            paused.enter_context(sources.follows_paused(user))
+    with sources.follows_paused(users):
         now = now_us()
         goals = targets(users)
         for cluster in clusters:

@@ -18,8 +18,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,11 +149,18 @@ def forget_user(user_id: int) -> int:
 
 
 @contextmanager
-def follows_paused(user_id: int) -> Iterator[None]:
-    """No follow or unfollow by ``user_id`` lands while the block runs: the follower's lock
-    of every graph write, held (a feed rebuild reads the user's follows, then writes the
-    feed, and a follow in between would be lost)."""
-    with edgelog.follower_lock(user_id):
+def follows_paused(user_ids: Iterable[int]) -> Iterator[None]:
+    """No follow or unfollow by any of ``user_ids`` lands while the block runs: the
+    follower's lock of every graph write, held (a feed rebuild reads the user's follows,
+    then writes the feed, and a follow in between would be lost). The locks of the users of
+    one shard host are taken by one statement, host after host."""
+    by_shard: dict[int, list[int]] = {}
+    for user in sorted(set(user_ids)):
+        by_shard.setdefault(shard_of(user), []).append(user)
+    with ExitStack() as paused:
+        for shards in by_host(by_shard).values():
+            paused.enter_context(edgelog.followers_locked(
+                [user for shard in shards for user in by_shard[shard]]))
         yield
 
 

@@ -136,6 +136,28 @@ def send_unanswered(alias: str, sql: str, check: Check | None = None) -> None:
         raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc
 
 
+def read_answers(alias: str) -> None:
+    """Wait for the answers of what was sent unanswered on ``alias`` (each to its check);
+    raise the first error among them."""
+    connection = connections[require_alias(alias)]
+    assert isinstance(connection, DatabaseWrapper), f"{alias} is not a shard host"
+    try:
+        connection.read_answers()
+    except IntegrityError as exc:
+        raise ShardingError(f"{alias}: {exc}") from exc
+    except DatabaseError as exc:
+        _discard_broken(alias)
+        raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc
+
+
+def quoted(alias: str, text: str) -> str:
+    """``text`` as an SQL string literal for ``alias``'s connection: statements sent
+    unanswered take no parameters."""
+    connection = connections[require_alias(alias)]
+    connection.ensure_connection()
+    return str(connection.connection.string_literal(text.encode()).decode())
+
+
 def _discard_broken(alias: str) -> None:
     """Drop a connection that failed, so the next use reconnects (e.g. after a restart)."""
     connection = connections[alias]

@@ -14,12 +14,22 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from sharding import cache
 from sharding.exceptions import ObjectNotFound
-from sharding.hosts import after_commit, alias_for_shard, cursor, in_transaction, schema_name
+from sharding.hosts import (
+    after_commit,
+    alias_for_shard,
+    cursor,
+    in_transaction,
+    quoted,
+    read_answers,
+    schema_name,
+    send_unanswered,
+)
 from sharding.ids import ObjectType, compose, decompose, types
 
 JSONObject = dict[str, Any]
@@ -59,6 +69,33 @@ def create_many(object_type: ObjectType, shard: int, datas: Sequence[JSONObject]
                   [_encode(data) for data in datas])
         local_ids = sorted(int(row[0]) for row in c.fetchall())  # one statement: ascending
     return [compose(shard, object_type.type_id, local_id) for local_id in local_ids]
+
+
+def create_on_host(object_type: ObjectType, datas: Mapping[int, Sequence[JSONObject]],
+                   ) -> dict[int, list[int]]:
+    """:func:`create_many` on every shard of ``datas`` (shard → objects): their IDs by shard.
+    When the shards share a host whose transaction this thread has open (a bulk write's
+    :func:`~sharding.hosts.atomic_on_host`), the inserts are sent back to back and their
+    answers read together: the host waits once, not once a shard. Otherwise each shard's
+    insert waits for its own answer."""
+    shards = [shard for shard, rows in datas.items() if rows]
+    aliases = {alias_for_shard(shard) for shard in shards}
+    alias = aliases.pop() if len(aliases) == 1 else None
+    if alias is None or not in_transaction(alias):
+        return {shard: create_many(object_type, shard, rows) for shard, rows in datas.items()}
+    local_ids: dict[int, list[int]] = {}
+    for shard in shards:
+        values = ",".join(f"({quoted(alias, _encode(data))})" for data in datas[shard])
+        send_unanswered(alias, f"INSERT INTO {_table(shard, object_type.table)} (data) VALUES "
+                               f"{values} RETURNING local_id",
+                        check=partial(_keep_local_ids, local_ids, shard))
+    read_answers(alias)
+    return {shard: [compose(shard, object_type.type_id, local_id)
+                    for local_id in local_ids.get(shard, [])] for shard in datas}
+
+
+def _keep_local_ids(found: dict[int, list[int]], shard: int, result: Any) -> None:
+    found[shard] = sorted(int(row[0]) for row in result.fetch_row(maxrows=0))  # ascending
 
 
 def get(object_id: int) -> JSONObject | None:

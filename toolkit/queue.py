@@ -98,11 +98,17 @@ class Broker(RabbitmqBroker):
     def _publish(self, channel: Any, messages: list[Message[Any]]) -> None:
         """Publish and commit. If anything fails on the way (an unencodable message, a
         middleware, the connection), the channel is closed, which drops the open transaction:
-        no part of this batch rides along with the next one."""
+        no part of this batch rides along with the next one.
+
+        The messages are written to the channel under pika's blocking one (``_impl``), whose
+        ``basic_publish`` buffers the frames: the blocking channel's would run the I/O loop
+        after every message, which cost most of a batch's CPU. Inside a transaction nothing
+        has to reach RabbitMQ before the commit, whose wait for ``Tx.CommitOk`` sends them all."""
         try:
+            buffered = channel._impl
             for message in messages:
                 self.emit_before("enqueue", message, None)
-                channel.basic_publish(
+                buffered.basic_publish(
                     exchange="", routing_key=message.queue_name, body=message.encode(),
                     properties=pika.BasicProperties(
                         delivery_mode=2, priority=message.options.get("broker_priority")))

@@ -62,9 +62,11 @@ def create_boards(new: Sequence[NewBoard]) -> list[Board | ContentError]:
         shards.setdefault(shard_of(spec.owner_id), []).append((index, data, created_us))
     for on_host in by_host(shards).values():
         with atomic_on_host(on_host):
+            ids = objects.create_on_host(BOARD, {shard: [data for _, data, _ in shards[shard]]
+                                                 for shard in on_host})
             written = [(index, board_id, data) for shard in on_host
                        for (index, data, _), board_id in zip(
-                           shards[shard], _write_boards(shard, [
+                           shards[shard], _list_boards(ids[shard], [
                                (data, created_us) for _, data, created_us in shards[shard]]),
                            strict=True)]
         for index, board_id, data in written:
@@ -89,7 +91,11 @@ def _write_board(shard: int, data: JSONObject, created_us: int) -> int:
 def _write_boards(shard: int, boards: list[tuple[JSONObject, int]]) -> list[int]:
     """Board objects of ``shard`` (JSON, creation time), each listed first in its owner's
     boards, in the open transaction there (one multi-row insert each); their IDs, in order."""
-    board_ids = objects.create_many(BOARD, shard, [data for data, _ in boards])
+    return _list_boards(objects.create_many(BOARD, shard, [data for data, _ in boards]), boards)
+
+
+def _list_boards(board_ids: list[int], boards: list[tuple[JSONObject, int]]) -> list[int]:
+    """Boards just made, each listed first in its owner's boards; their IDs, in order."""
     mappings.add_many(USER_HAS_BOARDS, [
         (int(data["owner_id"]), board_id, created_us)
         for board_id, (data, created_us) in zip(board_ids, boards, strict=True)])

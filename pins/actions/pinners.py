@@ -92,9 +92,11 @@ def create_pinners(new: Sequence[NewPinner]) -> list[Pinner | ContentError]:
     try:
         for shards in by_host(placed).values():
             with atomic_on_host(shards):
+                ids = objects.create_on_host(USER, {
+                    shard: [_user_data(*cleaned[index]) for index in placed[shard]]
+                    for shard in shards})
                 for shard in shards:
-                    made.update(zip(placed[shard], objects.create_many(USER, shard, [
-                        _user_data(*cleaned[index]) for index in placed[shard]]), strict=True))
+                    made.update(zip(placed[shard], ids[shard], strict=True))
         for index, pinner in _create_index_rows({index: (cleaned[index][0], user_id)
                                                  for index, user_id in made.items()}).items():
             results[index] = pinner

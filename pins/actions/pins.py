@@ -105,15 +105,18 @@ def create_pins(new: Sequence[NewPin], image_file: ImageInput) -> list[Pin | Con
                 for index, _ in by_shard[shard]:
                     _prepare_interest(boards[new[index].board_id], shard)
             created: list[tuple[int, JSONObject]] = []
+            made = {shard: [(index, *_pin_data(
+                int(boards[new[index].board_id]["owner_id"]), new[index].board_id,
+                {**text, **_image_fields(files), "image_of": UPLOADED_HERE}, None))
+                for (index, text), files in zip(by_shard[shard], stored[shard], strict=True)]
+                for shard in shards}
             with atomic_on_host(shards):
+                ids = objects.create_on_host(PIN, {shard: [data for _, data, _ in made[shard]]
+                                                   for shard in shards})
                 for shard in shards:
-                    made = [(index, *_pin_data(
-                        int(boards[new[index].board_id]["owner_id"]), new[index].board_id,
-                        {**text, **_image_fields(files), "image_of": UPLOADED_HERE}, None))
-                        for (index, text), files in zip(by_shard[shard], stored[shard],
-                                                        strict=True)]
-                    pin_ids = _write_pins(shard, [(data, at) for _, data, at in made], created)
-                    for (index, data, _), pin_id in zip(made, pin_ids, strict=True):
+                    _list_pins(shard, ids[shard], [(data, at) for _, data, at in made[shard]],
+                               created)
+                    for (index, data, _), pin_id in zip(made[shard], ids[shard], strict=True):
                         results[index] = Pin.from_json(pin_id, data)
                 handed = events.pins_created(created, publish_on_commit=False)
         except BaseException:
@@ -243,6 +246,13 @@ def _write_pins(shard: int, pins: list[tuple[JSONObject, int]],
     the shard. Returns their IDs, in order, and adds each one's ``pin_created`` to
     ``created`` (``(shard, payload)``), for the caller to record."""
     pin_ids = objects.create_many(PIN, shard, [data for data, _ in pins])
+    _list_pins(shard, pin_ids, pins, created)
+    return pin_ids
+
+
+def _list_pins(shard: int, pin_ids: list[int], pins: list[tuple[JSONObject, int]],
+               created: list[tuple[int, JSONObject]]) -> None:
+    """The mappings of pins just made on ``shard`` (see :func:`_write_pins`)."""
     local: dict[MappingTable, list[tuple[int, int, int]]] = {}
     for pin_id, (data, created_us) in zip(pin_ids, pins, strict=True):
         here, remote = _split_by_shard(shard, _edges(pin_id, data))
@@ -258,7 +268,6 @@ def _write_pins(shard: int, pins: list[tuple[JSONObject, int]],
                                                   data["source_pin_id"])))
     for table, edges in local.items():
         mappings.add_many(table, edges)
-    return pin_ids
 
 
 def _delete_batch(board_id: int, owner_id: int, pin_ids: list[int]) -> int:

@@ -17,6 +17,7 @@ from graph.tables import USER_FOLLOWS_BOARD, USER_FOLLOWS_USER, USER_UNFOLLOWS_B
 from pins.types import BOARD, USER
 from sharding import mappings
 from sharding.exceptions import MalformedObjectId
+from sharding.hosts import alias_for_shard
 from sharding.ids import compose, shard_of
 from tests.events.helpers import recorded
 from tests.graph.helpers import held_follower_lock, new_board, new_user
@@ -253,3 +254,32 @@ def test_a_follow_waits_for_the_followers_lock_and_fails_cleanly_without_it(
         assert actions.follow_user(ann, cat).changed  # the same connection serves again
         publisher.flush()
         assert [event["target_id"] for event in follow_events] == [cat]
+
+
+def test_pausing_follows_holds_every_users_lock_on_every_host_until_the_block_ends(
+        settings: Settings) -> None:
+    first = new_user()
+    second = next(user for user in iter(new_user, None)
+                  if alias_for_shard(shard_of(user)) != alias_for_shard(shard_of(first)))
+    target = new_user()
+    settings.PINSITE_GRAPH = {**settings.PINSITE_GRAPH, "LOCK_SECONDS": 1}
+    outcomes: list[str] = []
+
+    def follow_all() -> None:  # another writer: a session of its own on each host
+        try:
+            for follower in (first, second):
+                try:
+                    actions.follow_user(follower, target)
+                    outcomes.append("followed")
+                except GraphUnavailable:
+                    outcomes.append("refused")
+        finally:
+            connections.close_all()
+
+    with actions.follows_paused([second, first]):
+        writer = threading.Thread(target=follow_all)
+        writer.start()
+        writer.join(timeout=60)
+    assert outcomes == ["refused", "refused"]
+    assert actions.follow_user(first, target).changed
+    assert actions.follow_user(second, target).changed

@@ -6,6 +6,7 @@ from django.core.cache import caches
 from pins.types import BOARD, PIN, USER
 from sharding import ids, objects
 from sharding.exceptions import InvalidObjectId, ObjectNotFound, ShardNotOpen
+from sharding.hosts import atomic_on_host
 from sharding.topology import current_map
 from tests.sharding.helpers import queries_per_host, shards_on_every_host
 
@@ -110,3 +111,43 @@ def test_objects_made_together_get_their_ids_in_order() -> None:
     assert made == sorted(made)
     assert [objects.get(pin_id) for pin_id in made] == [{"n": n} for n in range(5)]
     assert objects.create_many(PIN, 7, []) == []
+
+
+ODD_TEXT = "it's \"quoted\" \\ back\\slashed; Crème 🍮 %s %(x)s"
+
+
+def _host_shards(count: int) -> list[int]:
+    shard_map = current_map()
+    return shard_map.shards_of(shard_map.masters()[0])[:count]
+
+
+def test_objects_made_on_a_hosts_shards_together_get_their_ids_by_shard_in_order() -> None:
+    shards = _host_shards(3)
+    datas = {shard: [{"n": n, "text": ODD_TEXT} for n in range(number + 1)]
+             for number, shard in enumerate(shards)}
+    with atomic_on_host(shards):  # the inserts go unanswered, read together
+        made = objects.create_on_host(PIN, datas)
+    assert list(made) == shards
+    for shard in shards:
+        assert [ids.decompose(pin_id).shard for pin_id in made[shard]] == [shard] * len(
+            datas[shard])
+        assert made[shard] == sorted(made[shard])
+        assert [objects.get(pin_id) for pin_id in made[shard]] == datas[shard]
+
+
+def test_objects_made_together_outside_a_transaction_each_wait_for_their_answer() -> None:
+    shards = shards_on_every_host(per_host=1)  # on several hosts: no one transaction
+    made = objects.create_on_host(BOARD, {shard: [{"name": ODD_TEXT}] for shard in shards})
+    assert [objects.get(board_ids[0]) for board_ids in made.values()] == \
+        [{"name": ODD_TEXT}] * len(shards)
+    assert objects.create_on_host(BOARD, {shards[0]: []}) == {shards[0]: []}
+
+
+def test_objects_made_together_go_with_a_rollback() -> None:
+    shards = _host_shards(2)
+    made: dict[int, list[int]] = {}
+    with pytest.raises(RuntimeError), atomic_on_host(shards):
+        made = objects.create_on_host(PIN, {shard: [{"n": 1}, {"n": 2}] for shard in shards})
+        raise RuntimeError("rolled back")
+    assert all(len(pin_ids) == 2 for pin_ids in made.values())
+    assert objects.get_many([pin_id for pin_ids in made.values() for pin_id in pin_ids]) == {}

@@ -69,6 +69,23 @@ def test_a_long_stream_goes_out_one_transaction_per_batch(
     assert _landed(broker) == list(range(10))
 
 
+def test_a_batch_runs_the_io_loop_for_its_commit_only(
+        broker: Broker, monkeypatch: pytest.MonkeyPatch) -> None:
+    send_all(_messages(range(1)))  # the batch channel is open
+    channel = broker._batch_channel()
+    flushes: list[int] = []
+    flush = channel._flush_output
+
+    def counted(*waiters: Any) -> None:
+        flushes.append(len(waiters))
+        flush(*waiters)
+
+    monkeypatch.setattr(channel, "_flush_output", counted)
+    send_all(_messages(range(1, 31)))
+    assert len(flushes) == 1  # the commit's: the messages were buffered until then
+    assert _landed(broker) == list(range(31))
+
+
 def test_nothing_is_sent_for_an_empty_stream(
         broker: Broker, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(broker, "enqueue_all", lambda messages: pytest.fail("sent"))
