@@ -110,12 +110,12 @@ def followed_boards(user_id: int) -> set[int]:
 
 def followed_boards_of(user_ids: Iterable[int]) -> dict[int, set[int]]:
     """:func:`followed_boards` of several users, the board lists of all their followees read
-    together."""
+    together, and the boards checked against the graph together."""
     followees = {user: list(_followees(user)) for user in user_ids}
     lists = board_lists(followee for found in followees.values() for followee in found)
-    return {user: boards_followed_among(user, [board for followee in theirs
-                                               for board in lists[followee]])
-            for user, theirs in followees.items()}
+    return selectors.boards_followed_of({user: [board for followee in theirs
+                                                for board in lists[followee]]
+                                         for user, theirs in followees.items()})
 
 
 def board_lists(user_ids: Iterable[int]) -> dict[int, list[int]]:

@@ -16,9 +16,9 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from graph import edgelog, lookup
 from graph.conf import graph_settings, page_size
@@ -125,6 +125,38 @@ def which_boards_followed(follower_id: int | str, board_ids: Sequence[int | str]
     return [board for board, mine, owner, unfollow
             in zip(boards, explicit, owner_scores, unfollowed, strict=True)
             if _follows_board(bool(mine), owner is not None, bool(unfollow))]
+
+
+def boards_followed_of(wanted: Mapping[int, Iterable[int]]) -> dict[int, set[int]]:
+    """For many followers, those of their boards (follower → boards, any number) each
+    follows now, as :func:`which_boards_followed` with ``missing_ok`` answers: the boards'
+    owners looked up together, and the checks of the followers one instance serves sent in
+    one round trip."""
+    asked = {lookup.user_id(follower): list(dict.fromkeys(boards))
+             for follower, boards in wanted.items()}
+    owners = lookup.board_owners([board for boards in asked.values() for board in boards],
+                                 strict=False)
+    commands: dict[int, list[tuple[Any, ...]]] = {}
+    checked: dict[int, list[tuple[int, list[int]]]] = {}  # vshard → (follower, boards)
+    for follower, boards in asked.items():
+        present = [board for board in boards if board in owners]
+        vshard = vshard_of(follower)
+        for start in range(0, len(present), graph_settings.number("MAX_BATCH")):
+            chunk = present[start:start + graph_settings.number("MAX_BATCH")]
+            commands.setdefault(vshard, []).extend([
+                ("smismember", user_key(follower, BOARDS_FOLLOWED), chunk),
+                ("zmscore", user_key(follower, FOLLOWING), [owners[board] for board in chunk]),
+                ("smismember", user_key(follower, BOARDS_UNFOLLOWED), chunk)])
+            checked.setdefault(vshard, []).append((follower, chunk))
+    followed: dict[int, set[int]] = {follower: set() for follower in asked}
+    for vshard, replies in reads.execute_many(commands).items():
+        for index, (follower, chunk) in enumerate(checked[vshard]):
+            explicit, owner_scores, unfollowed = replies[3 * index:3 * index + 3]
+            followed[follower].update(
+                board for board, mine, owner, unfollow
+                in zip(chunk, explicit, owner_scores, unfollowed, strict=True)
+                if _follows_board(bool(mine), owner is not None, bool(unfollow)))
+    return followed
 
 
 def which_boards_followed_in_log(follower_id: int | str,

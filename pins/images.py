@@ -154,15 +154,33 @@ def store_image(shard: int, upload: ImageInput) -> StoredImage:
 
 def store_prepared(shard: int, prepared: PreparedImage) -> StoredImage:
     """Save a prepared picture and its thumbnail under ``pins/<shard>/``, as new files."""
-    token = secrets.token_hex(16)
-    folder = f"pins/{shard:05d}/{token[:2]}"
-    original = _save_new(f"{folder}/{token}.{prepared.extension}", prepared.data)
+    return store_copies(shard, prepared, 1)[0]
+
+
+def store_copies(shard: int, prepared: PreparedImage, count: int) -> list[StoredImage]:
+    """``count`` copies of a prepared picture and its thumbnail under ``pins/<shard>/``, each
+    under a name of its own in one folder (the folder a random name's first two digits pick,
+    as for one picture): a bulk write makes a folder a shard at most, not one a pin. If a
+    copy fails, those saved are removed."""
+    folder_digits = secrets.token_hex(1)
+    folder = f"pins/{shard:05d}/{folder_digits}"
+    stored: list[StoredImage] = []
     try:
-        thumbnail = _save_new(f"{folder}/{token}{prepared.thumbnail_name}", prepared.thumbnail)
+        for _ in range(count):
+            token = folder_digits + secrets.token_hex(15)
+            original = _save_new(f"{folder}/{token}.{prepared.extension}", prepared.data)
+            try:
+                thumbnail = _save_new(f"{folder}/{token}{prepared.thumbnail_name}",
+                                      prepared.thumbnail)
+            except Exception:
+                default_storage.delete(original)
+                raise
+            stored.append(StoredImage(original, thumbnail, prepared.width, prepared.height))
     except Exception:
-        default_storage.delete(original)
+        for copy in stored:
+            delete_stored_image(copy)
         raise
-    return StoredImage(original, thumbnail, prepared.width, prepared.height)
+    return stored
 
 
 def _save_new(name: str, data: bytes) -> str:

@@ -8,7 +8,8 @@ the name, which is what ``urljoin`` makes of them; any other name takes Django's
 
 Pictures are saved under random names, so :meth:`PictureStorage.save_new` writes a plain name
 with one exclusive open, without Django's search for a free name (a bulk import stores two
-files a pin); a name that is taken, or any other name, takes Django's ``save``.
+files a pin), making its folder only when the open finds none; a name that is taken, or any
+other name, takes Django's ``save``.
 """
 
 from __future__ import annotations
@@ -36,9 +37,14 @@ class PictureStorage(FileSystemStorage):
         if not _PLAIN_NAME.match(name) or self.directory_permissions_mode is not None:
             return self.save(name, ContentFile(data))
         path = os.path.join(self.location, name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
         try:
-            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            handle = _create(path)
+        except FileNotFoundError:  # its folder is new (the one open costs less than a check)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            try:
+                handle = _create(path)
+            except FileExistsError:
+                return self.save(name, ContentFile(data))
         except FileExistsError:
             return self.save(name, ContentFile(data))
         with os.fdopen(handle, "wb") as file:
@@ -46,3 +52,9 @@ class PictureStorage(FileSystemStorage):
         if self.file_permissions_mode is not None:
             os.chmod(path, self.file_permissions_mode)
         return name
+
+
+def _create(path: str) -> int:
+    """A new file's descriptor, for writing; raises if the file exists or its folder does
+    not."""
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)

@@ -12,7 +12,7 @@ names another master (after a promotion or a move); otherwise it raises
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any, TypeVar
 
@@ -73,6 +73,33 @@ def execute(vshard: int, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
         return pipe.execute()
 
     return _read(vshard, run)
+
+
+def execute_many(commands: Mapping[int, Sequence[tuple[Any, ...]]]) -> dict[int, list[Any]]:
+    """:func:`execute` of several vshards' read commands (vshard → commands): the commands of
+    the vshards one instance serves go in one pipeline, a round trip an instance. An instance
+    that fails is asked again a vshard at a time, as :func:`execute` asks."""
+    for name, *_ in (command for found in commands.values() for command in found):
+        if name not in READ_COMMANDS:
+            raise InvalidGraphInput(f"{name} is not a graph read")
+    vshard_map = topology.current_map()
+    by_instance: dict[str, list[int]] = {}
+    for vshard in commands:
+        by_instance.setdefault(vshard_map.master_for(vshard), []).append(vshard)
+    replies: dict[int, list[Any]] = {}
+    for instance, vshards in by_instance.items():
+        try:
+            pipe = client(instance).pipeline(transaction=False)
+            for vshard in vshards:
+                for name, *args in commands[vshard]:
+                    getattr(pipe, name)(*args)
+            answers = iter(pipe.execute())
+        except DriverError:
+            replies.update((vshard, execute(vshard, commands[vshard])) for vshard in vshards)
+            continue
+        for vshard in vshards:
+            replies[vshard] = [next(answers) for _ in commands[vshard]]
+    return replies
 
 
 def newest(vshard: int, keys: Sequence[str], after: Cursor | None,

@@ -1,7 +1,9 @@
 """Applying graph updates: one Lua script per step, on the master of the step's vshard.
 
-Consecutive steps whose vshards one instance serves (an action's two sides, when the
-follower's and the followee's vshards share a master) go to it in one round trip. A failed
+The steps that one instance serves (an action's two sides, when the follower's and the
+followee's vshards share a master; a bulk write's steps on it) go to it in one round trip, in
+the order given. Steps on different vshards touch different keys, so the order between
+instances does not matter; a vshard's steps keep theirs, since one instance serves it. A failed
 step is retried with exponential backoff, reading the vshard map from ZooKeeper again before
 each retry (a promotion or a move may have changed the master). A step that finds its vshard
 being moved is applied to the target instance as well.
@@ -40,24 +42,22 @@ class Step:
 
 
 def apply(steps: Sequence[Step]) -> None:
-    """Apply ``steps`` in order, each retried until it succeeds or the attempts run out."""
-    start = 0
-    while start < len(steps):
-        instance, batch = _same_master(steps, start)
+    """Apply ``steps``, those of each instance in one round trip and in their order, each
+    retried until it succeeds or the attempts run out."""
+    for instance, batch in _by_master(steps).items():
         if len(batch) == 1 or not _applied_together(instance, batch):
             for step in batch:  # one by one, with retries (a step applied twice is harmless)
                 apply_step(step)
-        start += len(batch)
 
 
-def _same_master(steps: Sequence[Step], start: int) -> tuple[str, Sequence[Step]]:
-    """The master of ``steps[start]`` and the run of steps from there that it serves."""
+def _by_master(steps: Sequence[Step]) -> dict[str, list[Step]]:
+    """``steps`` grouped by the master of their vshard (in first-seen order), each group in
+    the order given."""
     vshard_map = topology.current_map()
-    instance = vshard_map.master_for(steps[start].vshard)
-    end = start + 1
-    while end < len(steps) and vshard_map.master_for(steps[end].vshard) == instance:
-        end += 1
-    return instance, steps[start:end]
+    groups: dict[str, list[Step]] = {}
+    for step in steps:
+        groups.setdefault(vshard_map.master_for(step.vshard), []).append(step)
+    return groups
 
 
 def _applied_together(instance: str, batch: Sequence[Step]) -> bool:

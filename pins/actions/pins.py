@@ -27,8 +27,8 @@ from pins.images import (
     delete_stored_image,
     image_pin,
     prepare_image,
+    store_copies,
     store_image,
-    store_prepared,
 )
 from pins.lookup import edit, load
 from pins.permissions import owned_board, owned_pin
@@ -98,9 +98,10 @@ def create_pins(new: Sequence[NewPin], image_file: ImageInput) -> list[Pin | Con
             continue
         by_shard.setdefault(shard_of(spec.board_id), []).append((index, text))
     for shards in by_host(by_shard).values():
-        stored = {shard: [store_prepared(shard, prepared) for _ in by_shard[shard]]
-                  for shard in shards}
+        stored: dict[int, list[StoredImage]] = {}
         try:
+            for shard in shards:
+                stored[shard] = store_copies(shard, prepared, len(by_shard[shard]))
             for shard in shards:
                 for index, _ in by_shard[shard]:
                     _prepare_interest(boards[new[index].board_id], shard)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from pytest_django import Settings
 
 from graph import actions, selectors
 from graph.exceptions import GraphNotFound, InvalidGraphInput
@@ -54,6 +55,26 @@ def test_which_boards_followed_can_take_unknown_boards_as_not_followed() -> None
     actions.follow_board(ann, board)
     assert selectors.which_boards_followed(ann, [ghost, board], missing_ok=True) == [board]
     assert selectors.which_boards_followed(ann, [ghost], missing_ok=True) == []
+
+
+def test_boards_followed_of_many_followers_answers_as_each_follower_asked_alone(
+        settings: Settings) -> None:
+    settings.PINSITE_GRAPH = {**settings.PINSITE_GRAPH, "MAX_BATCH": 2}  # chunks of a follower
+    ann, bob, cat, dan = (new_user() for _ in range(4))
+    via_owner, unfollowed, explicit, other = (new_board(bob), new_board(bob, "U"),
+                                              new_board(cat), new_board(cat, "O"))
+    ghost = compose(0, BOARD.type_id, 2**35)
+    actions.follow_user(ann, bob)
+    actions.unfollow_board(ann, unfollowed)
+    actions.follow_board(ann, explicit)
+    actions.follow_board(dan, other)
+    newcomer = new_user()
+    wanted = {ann: [other, explicit, unfollowed, via_owner, ghost],
+              dan: [via_owner, other, other], cat: [explicit], newcomer: []}
+    found = selectors.boards_followed_of(wanted)
+    assert found == {ann: {explicit, via_owner}, dan: {other}, cat: set(), newcomer: set()}
+    assert found == {follower: {board for board in boards if selectors.which_boards_followed(
+        follower, [board], missing_ok=True)} for follower, boards in wanted.items()}
 
 
 def test_counts_include_implicit_followers_and_exclude_unfollowers() -> None:

@@ -92,6 +92,21 @@ def test_steps_on_one_instance_take_one_round_trip() -> None:
     assert selectors.follower_count(bob) == 1
 
 
+def test_steps_of_many_writes_take_one_round_trip_per_instance_whatever_their_order() -> None:
+    first, second = masters()[:2]
+    pairs = [(user_on(first), user_on(second)), (user_on(second), user_on(first)),
+             (user_on(first), user_on(first))]  # the steps alternate between the instances
+    steps = [step for follower, followee in pairs
+             for step in updates.follow_user(follower, followee, LogChange(True, 1_000))]
+    calls = {instance: _redis_calls(instance) for instance in (first, second)}
+    apply(steps)
+    assert {instance: _redis_calls(instance) - before for instance, before in calls.items()} \
+        == {first: 1, second: 1}
+    for follower, followee in pairs:
+        assert selectors.is_following_user(follower, followee)
+        assert selectors.followers_page(followee).ids == [follower]
+
+
 @pytest.mark.parametrize("followee_on_source", [False, True])
 def test_a_moving_vshard_applies_each_step_on_both_instances(followee_on_source: bool) -> None:
     source, target = masters()[:2]

@@ -11,7 +11,13 @@ from PIL import Image
 from pytest_django import Settings
 
 from pins.exceptions import InvalidContent
-from pins.images import generate_demo_image, store_image, validate_image
+from pins.images import (
+    generate_demo_image,
+    prepare_image,
+    store_copies,
+    store_image,
+    validate_image,
+)
 from tests.pins.helpers import image_bytes
 
 
@@ -90,6 +96,37 @@ def test_a_transparent_image_gets_a_webp_thumbnail() -> None:
     stored = store_image(7, image_bytes(400, 400, "PNG", mode="RGBA"))
     with default_storage.open(stored.thumbnail) as thumb, Image.open(thumb) as picture:
         assert (picture.format, picture.mode) == ("WEBP", "RGBA")
+
+
+def test_copies_of_one_picture_are_files_of_their_own_in_one_folder() -> None:
+    prepared = prepare_image(image_bytes(400, 300))
+    copies = store_copies(9, prepared, 3)
+    names = [name for copy in copies for name in (copy.image, copy.thumbnail)]
+    assert len(set(names)) == 6
+    assert {name.rsplit("/", 1)[0] for name in names} == {copies[0].image.rsplit("/", 1)[0]}
+    assert copies[0].image.startswith("pins/00009/")
+    for copy in copies:
+        with default_storage.open(copy.image) as original:
+            assert original.read() == prepared.data
+    default_storage.delete(copies[0].image)  # a pin deleted releases its own files only
+    assert all(default_storage.exists(copy.image) for copy in copies[1:])
+
+
+def test_a_copy_that_fails_takes_the_copies_saved_before_it_away(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    saved: list[str] = []
+    save_new = default_storage.save_new  # type: ignore[attr-defined]  # PictureStorage's
+
+    def third_fails(name: str, data: bytes) -> str:
+        if len(saved) == 4:
+            raise OSError("disk full")
+        saved.append(save_new(name, data))
+        return saved[-1]
+
+    monkeypatch.setattr(default_storage, "save_new", third_fails)
+    with pytest.raises(OSError, match="disk full"):
+        store_copies(9, prepare_image(image_bytes(40, 30)), 3)
+    assert len(saved) == 4 and not any(default_storage.exists(name) for name in saved)
 
 
 def test_a_rejected_upload_stores_nothing() -> None:
