@@ -149,12 +149,7 @@ def prepare_image(upload: ImageInput) -> PreparedImage:
 
 def store_image(shard: int, upload: ImageInput) -> StoredImage:
     """Validate ``upload`` and save it and its thumbnail under ``pins/<shard>/``."""
-    return store_prepared(shard, prepare_image(upload))
-
-
-def store_prepared(shard: int, prepared: PreparedImage) -> StoredImage:
-    """Save a prepared picture and its thumbnail under ``pins/<shard>/``, as new files."""
-    return store_copies(shard, prepared, 1)[0]
+    return store_copies(shard, prepare_image(upload), 1)[0]
 
 
 def store_copies(shard: int, prepared: PreparedImage, count: int) -> list[StoredImage]:

@@ -39,12 +39,6 @@ class PictureStorage(FileSystemStorage):
         path = os.path.join(self.location, name)
         try:
             handle = _create(path)
-        except FileNotFoundError:  # its folder is new (the one open costs less than a check)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            try:
-                handle = _create(path)
-            except FileExistsError:
-                return self.save(name, ContentFile(data))
         except FileExistsError:
             return self.save(name, ContentFile(data))
         with os.fdopen(handle, "wb") as file:
@@ -55,6 +49,11 @@ class PictureStorage(FileSystemStorage):
 
 
 def _create(path: str) -> int:
-    """A new file's descriptor, for writing; raises if the file exists or its folder does
-    not."""
-    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    """A new file's descriptor, for writing, its folder made if there is none (one open costs
+    less than a check before each); raises :class:`FileExistsError` if the file exists."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    try:
+        return os.open(path, flags, 0o666)
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        return os.open(path, flags, 0o666)

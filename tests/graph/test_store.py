@@ -10,7 +10,7 @@ import pytest
 from prometheus_client import REGISTRY
 from pytest_django import Settings
 
-from graph import actions, keys, repair, selectors, topology, updates
+from graph import actions, edgelog, keys, repair, selectors, topology, updates
 from graph.conf import graph_settings
 from graph.edgelog import LogChange
 from graph.exceptions import GraphUnavailable
@@ -96,8 +96,10 @@ def test_steps_of_many_writes_take_one_round_trip_per_instance_whatever_their_or
     first, second = masters()[:2]
     pairs = [(user_on(first), user_on(second)), (user_on(second), user_on(first)),
              (user_on(first), user_on(first))]  # the steps alternate between the instances
-    steps = [step for follower, followee in pairs
-             for step in updates.follow_user(follower, followee, LogChange(True, 1_000))]
+    # the edge log first, as a follow writes it: the graph stays as the log has it
+    changes = [edgelog.record_user_follow(follower, followee) for follower, followee in pairs]
+    steps = [step for (follower, followee), change in zip(pairs, changes, strict=True)
+             for step in updates.follow_user(follower, followee, change)]
     calls = {instance: _redis_calls(instance) for instance in (first, second)}
     apply(steps)
     assert {instance: _redis_calls(instance) - before for instance, before in calls.items()} \
@@ -105,6 +107,7 @@ def test_steps_of_many_writes_take_one_round_trip_per_instance_whatever_their_or
     for follower, followee in pairs:
         assert selectors.is_following_user(follower, followee)
         assert selectors.followers_page(followee).ids == [follower]
+        assert repair.verify_user(follower).differences == []  # Redis as the log has it
 
 
 @pytest.mark.parametrize("followee_on_source", [False, True])
