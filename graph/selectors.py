@@ -138,11 +138,12 @@ def boards_followed_of(wanted: Mapping[int, Iterable[int]]) -> dict[int, set[int
                                  strict=False)
     commands: dict[int, list[tuple[Any, ...]]] = {}
     checked: dict[int, list[tuple[int, list[int]]]] = {}  # vshard → (follower, boards)
+    size = graph_settings.number("MAX_BATCH")
     for follower, boards in asked.items():
         present = [board for board in boards if board in owners]
         vshard = vshard_of(follower)
-        for start in range(0, len(present), graph_settings.number("MAX_BATCH")):
-            chunk = present[start:start + graph_settings.number("MAX_BATCH")]
+        for start in range(0, len(present), size):
+            chunk = present[start:start + size]
             commands.setdefault(vshard, []).extend([
                 ("smismember", user_key(follower, BOARDS_FOLLOWED), chunk),
                 ("zmscore", user_key(follower, FOLLOWING), [owners[board] for board in chunk]),

@@ -109,14 +109,8 @@ def cursor(alias: str, shard: int | None = None) -> Iterator[Any]:
     connection = connections[require_alias(alias)]
     checked = not connection.in_atomic_block
     before = _map_or_none() if checked and shard is None else None
-    try:
-        with connection.cursor() as raw_cursor:
-            yield raw_cursor
-    except IntegrityError as exc:
-        raise ShardingError(f"{alias}: {exc}") from exc
-    except DatabaseError as exc:
-        _discard_broken(alias)
-        raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc
+    with _driver_errors(alias), connection.cursor() as raw_cursor:
+        yield raw_cursor
     if checked and shard is not None:
         _require_serving(alias, shard)
     elif before is not None:
@@ -127,35 +121,44 @@ def send_unanswered(alias: str, sql: str, check: Check | None = None) -> None:
     """Send ``sql`` on ``alias`` without waiting for its answer: the connection's next
     statement (sent first), commit, rollback or check reads it, gives it to ``check``, and
     raises its error (see :mod:`sharding.mysql.pipeline`)."""
-    connection = connections[require_alias(alias)]
-    assert isinstance(connection, DatabaseWrapper), f"{alias} is not a shard host"
-    try:
-        connection.send_unanswered(sql, check)
-    except DatabaseError as exc:
-        _discard_broken(alias)
-        raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc
+    with _driver_errors(alias):
+        _shard_host(alias).send_unanswered(sql, check)
 
 
 def read_answers(alias: str) -> None:
     """Wait for the answers of what was sent unanswered on ``alias`` (each to its check);
     raise the first error among them."""
+    with _driver_errors(alias):
+        _shard_host(alias).read_answers()
+
+
+def quoted(alias: str, texts: Iterable[str]) -> list[str]:
+    """``texts`` as SQL string literals for ``alias``'s connection: statements sent
+    unanswered take no parameters."""
+    connection = _shard_host(alias)
+    with _driver_errors(alias):
+        connection.ensure_connection()
+    literal = connection.connection.string_literal
+    return [literal(text.encode()).decode() for text in texts]
+
+
+def _shard_host(alias: str) -> DatabaseWrapper:
     connection = connections[require_alias(alias)]
     assert isinstance(connection, DatabaseWrapper), f"{alias} is not a shard host"
+    return connection
+
+
+@contextmanager
+def _driver_errors(alias: str) -> Iterator[None]:
+    """Driver errors on ``alias`` raised as :mod:`sharding.exceptions` errors (a connection
+    that failed is dropped, so the next use reconnects)."""
     try:
-        connection.read_answers()
+        yield
     except IntegrityError as exc:
         raise ShardingError(f"{alias}: {exc}") from exc
     except DatabaseError as exc:
         _discard_broken(alias)
         raise ShardUnavailable(f"shard host {alias} failed: {exc}") from exc
-
-
-def quoted(alias: str, text: str) -> str:
-    """``text`` as an SQL string literal for ``alias``'s connection: statements sent
-    unanswered take no parameters."""
-    connection = connections[require_alias(alias)]
-    connection.ensure_connection()
-    return str(connection.connection.string_literal(text.encode()).decode())
 
 
 def _discard_broken(alias: str) -> None:

@@ -64,8 +64,7 @@ def create_many(object_type: ObjectType, shard: int, datas: Sequence[JSONObject]
         return []
     alias = alias_for_shard(shard)
     with cursor(alias, shard) as c:
-        c.execute(f"INSERT INTO {_table(shard, object_type.table)} (data) VALUES "
-                  + ",".join(["(%s)"] * len(datas)) + " RETURNING local_id",
+        c.execute(_insert(shard, object_type, ["(%s)"] * len(datas)),
                   [_encode(data) for data in datas])
         local_ids = sorted(int(row[0]) for row in c.fetchall())  # one statement: ascending
     return [compose(shard, object_type.type_id, local_id) for local_id in local_ids]
@@ -85,13 +84,18 @@ def create_on_host(object_type: ObjectType, datas: Mapping[int, Sequence[JSONObj
         return {shard: create_many(object_type, shard, rows) for shard, rows in datas.items()}
     local_ids: dict[int, list[int]] = {}
     for shard in shards:
-        values = ",".join(f"({quoted(alias, _encode(data))})" for data in datas[shard])
-        send_unanswered(alias, f"INSERT INTO {_table(shard, object_type.table)} (data) VALUES "
-                               f"{values} RETURNING local_id",
+        values = quoted(alias, [_encode(data) for data in datas[shard]])
+        send_unanswered(alias, _insert(shard, object_type, [f"({value})" for value in values]),
                         check=partial(_keep_local_ids, local_ids, shard))
     read_answers(alias)
     return {shard: [compose(shard, object_type.type_id, local_id)
                     for local_id in local_ids.get(shard, [])] for shard in datas}
+
+
+def _insert(shard: int, object_type: ObjectType, rows: list[str]) -> str:
+    """The multi-row insert of new objects, answering their local IDs."""
+    return (f"INSERT INTO {_table(shard, object_type.table)} (data) VALUES {','.join(rows)} "
+            "RETURNING local_id")
 
 
 def _keep_local_ids(found: dict[int, list[int]], shard: int, result: Any) -> None:

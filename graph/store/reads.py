@@ -62,26 +62,15 @@ def scores(vshard: int, key: str, members: Sequence[int]) -> list[float | None]:
 
 def execute(vshard: int, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
     """Run read ``commands`` (``(name, *args)``) in one pipeline; their replies in order."""
-    for name, *_ in commands:
-        if name not in READ_COMMANDS:
-            raise InvalidGraphInput(f"{name} is not a graph read")
-
-    def run(c: redis.Redis) -> list[Any]:
-        pipe = c.pipeline(transaction=False)
-        for name, *args in commands:
-            getattr(pipe, name)(*args)
-        return pipe.execute()
-
-    return _read(vshard, run)
+    _check_reads(commands)
+    return _read(vshard, partial(_pipelined, commands=commands))
 
 
 def execute_many(commands: Mapping[int, Sequence[tuple[Any, ...]]]) -> dict[int, list[Any]]:
     """:func:`execute` of several vshards' read commands (vshard → commands): the commands of
     the vshards one instance serves go in one pipeline, a round trip an instance. An instance
     that fails is asked again a vshard at a time, as :func:`execute` asks."""
-    for name, *_ in (command for found in commands.values() for command in found):
-        if name not in READ_COMMANDS:
-            raise InvalidGraphInput(f"{name} is not a graph read")
+    _check_reads([command for found in commands.values() for command in found])
     vshard_map = topology.current_map()
     by_instance: dict[str, list[int]] = {}
     for vshard in commands:
@@ -89,17 +78,28 @@ def execute_many(commands: Mapping[int, Sequence[tuple[Any, ...]]]) -> dict[int,
     replies: dict[int, list[Any]] = {}
     for instance, vshards in by_instance.items():
         try:
-            pipe = client(instance).pipeline(transaction=False)
-            for vshard in vshards:
-                for name, *args in commands[vshard]:
-                    getattr(pipe, name)(*args)
-            answers = iter(pipe.execute())
+            answers = iter(_pipelined(client(instance), [command for vshard in vshards
+                                                         for command in commands[vshard]]))
         except DriverError:
             replies.update((vshard, execute(vshard, commands[vshard])) for vshard in vshards)
             continue
         for vshard in vshards:
             replies[vshard] = [next(answers) for _ in commands[vshard]]
     return replies
+
+
+def _check_reads(commands: Sequence[tuple[Any, ...]]) -> None:
+    for name, *_ in commands:
+        if name not in READ_COMMANDS:
+            raise InvalidGraphInput(f"{name} is not a graph read")
+
+
+def _pipelined(c: redis.Redis, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
+    """``commands`` run in one pipeline (one round trip); their replies in order."""
+    pipe = c.pipeline(transaction=False)
+    for name, *args in commands:
+        getattr(pipe, name)(*args)
+    return pipe.execute()
 
 
 def newest(vshard: int, keys: Sequence[str], after: Cursor | None,
