@@ -61,6 +61,7 @@ from devstack.ports import free_loopback_ports
 from graph import actions as graph
 from pins.actions import create_board, create_pin, create_pinner
 from pinsite.admin.queues import queue_depths
+from pinsite.serving.layout import web_threads, web_workers
 from toolkit.commands import Bounded
 
 MIX: dict[str, float] = {"feed": .30, "home": .15, "profile": .15, "board": .10, "pin_page": .10,
@@ -100,10 +101,10 @@ def add_arguments(parser: CommandParser) -> None:
                         help="length of the load")
     parser.add_argument("--samples", type=int, action=Bounded, default=200,
                         help="requests of each kind timed one at a time")
-    parser.add_argument("--workers", type=int, action=Bounded, default=(os.cpu_count() or 1) + 1,
-                        help="web worker processes of the bench's site")
-    parser.add_argument("--threads", type=int, action=Bounded, default=4,
-                        help="threads per web worker")
+    parser.add_argument("--workers", type=int, action=Bounded, default=web_workers(),
+                        help="web worker processes of the bench's site (default: the site's)")
+    parser.add_argument("--threads", type=int, action=Bounded, default=web_threads(),
+                        help="threads per web worker (default: the site's)")
     parser.add_argument("--peer", action="store_true",
                         help="then the feed page against a plain one-database Django + DRF "
                              "implementation of it (benchmarks.peer; fills its database once)")

@@ -85,28 +85,65 @@ def read_entries(cluster: Cluster, user_id: int) -> list[Entry]:
 
 @dataclass(frozen=True)
 class Window:
-    """Entries a page may take from a stored feed, and where the row stops being the whole
-    feed: ``boundary`` is the oldest entry served (``b""`` when none is) if older entries of
-    the feed may be missing from the row, None when the row holds all of it."""
+    """Entries a page may take from a stored feed and, when it holds fewer than it was asked
+    for, where the row stops being the whole feed: ``boundary`` is the oldest entry served
+    (``b""`` when none is) if older entries of the feed may be missing from the row, None when
+    the row holds all of it. A full window has no boundary: nothing below it is read."""
 
     entries: list[Entry]
     boundary: bytes | None
 
 
 def read_window(cluster: Cluster, user_id: int, after: bytes | None, count: int) -> Window:
-    """Up to ``count`` served entries after the qualifier ``after``, newest first (one row
-    read). Served: the newest ``CAP`` entries, and of a trimmed row only those newer than its
-    horizon (the complete part)."""
-    found = cells.read_row(cluster, row_key(user_id), [FEED, META])
+    """Up to ``count`` served entries after the qualifier ``after``, newest first. Served: the
+    newest ``CAP`` entries, and of a trimmed row only those newer than its horizon (the
+    complete part).
+
+    One row read. A first page of a row known to be long (:func:`reads_head`) reads only the
+    row's newest ``count`` entries and its ``meta`` cells (:func:`cells.read_head`): they are
+    all it can serve, whatever the row's length. Other reads take the whole row, and note
+    whether it is long: a later page needs it whole (the ``CAP`` rule counts from the row's
+    newest entry), and a short row costs less read whole than by its head."""
+    row = row_key(user_id)
+    head = after is None and count <= cap() and reads_head(user_id)
+    if head:
+        found = cells.read_head(cluster, row, FEED, count, also=[META])
+    else:
+        found = cells.read_row(cluster, row, [FEED, META])
     columns = sorted(column for column in found if column.startswith(FEED_PREFIX))
+    if not head or len(columns) < count:
+        _note_length(user_id, len(columns))
     marks = sorted(column for column in found if column.startswith(HORIZON_PREFIX))
     length, truncated = served_length(
         columns, FEED_PREFIX + horizon_of(marks[0]) if marks else None)
     served = columns[:length]
     start = 0 if after is None else bisect_right(served, FEED_PREFIX + after)
     entries = [Entry.from_column(column) for column in served[start:start + count]]
-    boundary = (served[-1][len(FEED_PREFIX):] if served else b"") if truncated else None
-    return Window(entries, boundary)
+    if len(entries) == count or not truncated:
+        return Window(entries, None)
+    return Window(entries, served[-1][len(FEED_PREFIX):] if served else b"")
+
+
+LONG_ROWS_KEPT = 100_000
+_long_rows: set[int] = set()
+
+
+def reads_head(user_id: int) -> bool:
+    """Whether a first page of the user's feed reads only the row's head in this process: its
+    row held more than half the cap when last read whole. A whole row costs one Thrift call
+    and a head four, but the whole row's cost grows with its length; they cost the same at
+    about 400 entries (BENCHMARKS.md, "A first page reads the row's head"). A hint only: both
+    reads give the same window."""
+    return user_id in _long_rows
+
+
+def _note_length(user_id: int, entries: int) -> None:
+    if entries <= cap() // 2:
+        _long_rows.discard(user_id)
+        return
+    if len(_long_rows) >= LONG_ROWS_KEPT:
+        _long_rows.clear()  # forgetting costs a whole read per user, never a wrong page
+    _long_rows.add(user_id)
 
 
 def served_length(keys: Sequence[bytes], horizon: bytes | None) -> tuple[int, bool]:

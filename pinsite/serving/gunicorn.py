@@ -5,8 +5,9 @@ an API client's next request skips the TCP handshake) and let a worker wait on s
 at once; several worker processes use every core. Nothing is loaded before the fork, so each
 worker opens its own MySQL, Redis, HBase, ZooKeeper and RabbitMQ connections.
 
-Environment: ``PINSITE_BIND`` (default 127.0.0.1:8000), ``PINSITE_WEB_WORKERS`` (default
-cores + 1), ``PINSITE_WEB_THREADS`` (4), ``PINSITE_ACCESS_LOG`` (1 to log each request).
+Environment: ``PINSITE_BIND`` (default 127.0.0.1:8000), ``PINSITE_WEB_WORKERS`` and
+``PINSITE_WEB_THREADS`` (default two per core, of two threads: :mod:`pinsite.serving.layout`),
+``PINSITE_ACCESS_LOG`` (1 to log each request).
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from gunicorn.glogging import Logger
 from prometheus_client.multiprocess import mark_process_dead
 
 from pinsite import env
+from pinsite.serving.layout import web_threads, web_workers
 
 wsgi_app = "pinsite.wsgi:application"
 bind = [env.text("PINSITE_BIND", "127.0.0.1:8000")]
-workers = env.number("PINSITE_WEB_WORKERS", (os.cpu_count() or 1) + 1)
+workers = web_workers()
 worker_class = "gthread"
-threads = env.number("PINSITE_WEB_THREADS", 4)
+threads = web_threads()
 keepalive = 15
 timeout = 30
 graceful_timeout = 20

@@ -64,6 +64,10 @@ def test_the_row_serves_its_newest_cap_entries_and_older_pins_come_by_pull(
     rest = feed_page(fan, limit=small_feed["CAP"], after=first.next_cursor)
     assert [pin.id for pin in rest.items] == pins[small_feed["CAP"]:]
     assert [pin.id for pin in feed_page(fan).items] == pins
+    head = feed_page(fan, limit=small_feed["CAP"] - 1)  # the row is long: its head is read
+    assert [pin.id for pin in head.items] == pins[:small_feed["CAP"] - 1]
+    rest = feed_page(fan, limit=small_feed["CAP"], after=head.next_cursor)
+    assert [pin.id for pin in rest.items] == pins[small_feed["CAP"] - 1:][:small_feed["CAP"]]
 
 
 def test_a_bad_cursor_is_refused() -> None:

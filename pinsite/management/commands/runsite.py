@@ -29,6 +29,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from pinsite import env
+from pinsite.serving.layout import web_threads, web_workers
 from toolkit.commands import require_counts
 
 STOP_SECONDS = 30
@@ -40,10 +41,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
-        parser.add_argument("--workers", type=int, default=env.number(
-            "PINSITE_WEB_WORKERS", (os.cpu_count() or 1) + 1), help="web worker processes")
-        parser.add_argument("--threads", type=int, default=env.number("PINSITE_WEB_THREADS", 4),
-                            help="threads per web worker")
+        parser.add_argument("--workers", type=int, default=web_workers(),
+                            help="web worker processes (default two per core)")
+        parser.add_argument("--threads", type=int, default=web_threads(),
+                            help="threads per web worker (default 2)")
         parser.add_argument("--queue-processes", type=int, default=1,
                             help="queue worker processes")
         parser.add_argument("--queue-threads", type=int, default=4,
