@@ -3,8 +3,9 @@ gunicorn's configuration, ``manage.py runsite`` and ``manage.py bench site``.
 
 Two processes per core, of two threads each. Threads overlap a request's waits on its stores,
 but every thread of a process shares one GIL: with four threads per process, handing the GIL
-between busy threads cost about a third more CPU per request than with two, for no more pages
-per second (BENCHMARKS.md, "The web's layout"). More processes use the cores without that cost.
+between busy threads cost about a third more CPU per request than with two, and served fewer
+pages per second (BENCHMARKS.md, "The web's layout"). More processes use the cores without
+that cost.
 
 ``PINSITE_WEB_WORKERS`` and ``PINSITE_WEB_THREADS`` override either.
 """
