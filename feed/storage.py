@@ -104,15 +104,15 @@ def read_window(cluster: Cluster, user_id: int, after: bytes | None, count: int)
     all it can serve, whatever the row's length. Other reads take the whole row, and note
     whether it is long: a later page needs it whole (the ``CAP`` rule counts from the row's
     newest entry), and a short row costs less read whole than by its head."""
-    row = row_key(user_id)
-    head = after is None and count <= cap() and reads_head(user_id)
+    row, most = row_key(user_id), cap()
+    head = after is None and count <= most and reads_head(user_id)
     if head:
         found = cells.read_head(cluster, row, FEED, count, also=[META])
     else:
         found = cells.read_row(cluster, row, [FEED, META])
     columns = sorted(column for column in found if column.startswith(FEED_PREFIX))
     if not head or len(columns) < count:
-        _note_length(user_id, len(columns))
+        _note_length(user_id, len(columns), long=most // 2)
     marks = sorted(column for column in found if column.startswith(HORIZON_PREFIX))
     length, truncated = served_length(
         columns, FEED_PREFIX + horizon_of(marks[0]) if marks else None)
@@ -137,8 +137,8 @@ def reads_head(user_id: int) -> bool:
     return user_id in _long_rows
 
 
-def _note_length(user_id: int, entries: int) -> None:
-    if entries <= cap() // 2:
+def _note_length(user_id: int, entries: int, long: int) -> None:
+    if entries <= long:
         _long_rows.discard(user_id)
         return
     if len(_long_rows) >= LONG_ROWS_KEPT:

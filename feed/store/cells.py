@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import happybase  # also loads the Hbase_thrift module
-from Hbase_thrift import BatchMutation, Mutation, TIncrement, TScan
+from Hbase_thrift import BatchMutation, Mutation, TIncrement
 
 from feed.schema import COUNT
 from feed.store.pools import Cluster, feed_table, run
@@ -77,21 +77,16 @@ def read_head(cluster: Cluster, row: bytes, family: bytes, count: int,
     so a long row (or one full of trimmed cells' delete markers) costs what its head costs.
     ``also`` is a second read on the same connection (the scan cannot take it: its cells sort
     after the head's). Four Thrift calls, against one for :func:`read_row` of a whole row."""
-    head = TScan(startRow=row, stopRow=row + b"\x00", columns=[family], caching=1,
-                 batchSize=count)
     wanted = list(also)
 
     def operation(hbase: happybase.Table) -> dict[bytes, bytes]:
-        client = hbase.connection.client
-        scanner = client.scannerOpenWithScan(hbase.name, head, {})
-        try:
-            results = list(client.scannerGetList(scanner, 1))
-        finally:
-            client.scannerClose(scanner)
+        found: dict[bytes, bytes] = {}
+        for _, head in hbase.scan(row_start=row, row_stop=row + b"\x00", columns=[family],
+                                  batch_size=1, scan_batching=count, limit=1):
+            found.update(head)
         if wanted:
-            results.extend(client.getRowWithColumns(hbase.name, row, wanted, {}))
-        return {column: cell.value for result in results
-                for column, cell in result.columns.items()}
+            found.update(hbase.row(row, columns=wanted))
+        return found
 
     return run(cluster, operation)
 
