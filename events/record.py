@@ -25,7 +25,7 @@ from django.db import connections
 from events import marker, registry
 from events.conf import events_settings, hold
 from sharding import outbox
-from sharding.hosts import after_commit, transaction_alias
+from sharding.hosts import Answer, after_commit, transaction_alias
 from toolkit.clock import now_us
 from toolkit.queue import BROKER_ERRORS, send_all
 
@@ -69,6 +69,42 @@ def record_many(name: str, rows: Sequence[tuple[int, dict[str, Any]]], *,
     if publish_on_commit:
         _batch_of_transaction(alias).extend(events)
     return events
+
+
+@dataclass(frozen=True)
+class PendingEvent:
+    """An event recorded only if a change sent ahead of it changed a row
+    (:func:`record_if_changed`): :meth:`event` tells, once the transaction read their
+    answers."""
+
+    alias: str
+    shard: int
+    name: str
+    payload: dict[str, Any]
+    change: Answer
+    row: Answer | None
+
+    def event(self) -> Event | None:
+        """The event recorded, or None if the change changed nothing."""
+        if self.row is None:  # without an outbox
+            return Event(self.alias, None, self.shard, self.name, self.payload) \
+                if self.change.changed else None
+        rows = self.row.rows
+        return Event(self.alias, int(rows[0][0]), self.shard, self.name, self.payload) \
+            if rows else None
+
+
+def record_if_changed(change: Answer, shard: int, name: str, **payload: Any) -> PendingEvent:
+    """Write event ``name`` into the outbox of ``shard``'s host, in the open transaction as
+    :func:`record` does, if the statement of ``change`` (sent ahead on that host, right before
+    this) changed a row: no wait for either answer, and no event when it changed nothing.
+    The caller publishes it (as with ``publish_on_commit=False``)."""
+    alias = transaction_alias(shard)
+    if alias is None:
+        raise RuntimeError(f"event {name} must be recorded inside a transaction on its shard")
+    row = None if _without_outbox() else outbox.insert_if_changed(
+        alias, change, shard, name, payload, now_us())
+    return PendingEvent(alias, shard, name, payload, change, row)
 
 
 def publish(events: Sequence[Event]) -> bool:

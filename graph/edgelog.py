@@ -77,13 +77,19 @@ def lock_name(follower: int) -> str:
 
 
 def record_user_follow(follower: int, target: int) -> LogChange:
+    """One transaction of two waits: the edge's insert and its event (recorded only if the
+    edge is new) are sent ahead, unanswered, and the one query that reads the edge's time and
+    the follower's rows of the target's boards reads their answers with its own; then the
+    commit."""
     with atomic(shard_of(follower)):
         now = now_us()
-        added = mappings.add(USER_FOLLOWS_USER, follower, target, now)
-        time_us = now if added else _sequence(USER_FOLLOWS_USER, follower, target)
-        board_follows = board_follows_of_owner(follower, target)
-        event = _event(added, follower, target, "user", "follow", time_us)
-    return LogChange(added, time_us, board_follows=board_follows, event=event)
+        added = mappings.add_ahead(USER_FOLLOWS_USER, follower, target, now)
+        pending = events.follow_changed_if(added, follower, target, "user", "follow", now)
+        held, rows = mappings.find_edges([Edges(USER_FOLLOWS_USER, follower, (target,)),
+                                          _owner_range(USER_FOLLOWS_BOARD, follower, target)])
+    return LogChange(added.changed > 0, held.get(target, now),
+                     board_follows=_owned(rows, target, _owners_in([rows])),
+                     event=pending.event())
 
 
 def log_user_follows(pairs: Sequence[tuple[int, int]]) -> list[LogChange]:

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from events.record import Event, record, record_many
+from events.record import Event, PendingEvent, record, record_if_changed, record_many
+from sharding.hosts import Answer
 from sharding.ids import shard_of
 
 TargetKind = Literal["user", "board"]
@@ -37,6 +38,16 @@ def follow_changed(follower_id: int, target_id: int, target_kind: TargetKind, ac
     return follows_changed([(follower_id, target_id, target_kind, action, action_time_us)])[0]
 
 
+def follow_changed_if(change: Answer, follower_id: int, target_id: int,
+                      target_kind: TargetKind, action: Action, action_time_us: int,
+                      ) -> PendingEvent:
+    """:func:`follow_changed`, recorded only if the edge-log statement of ``change``, sent
+    ahead right before it, changed a row (no wait for either answer)."""
+    return record_if_changed(change, shard_of(follower_id), FOLLOW_CHANGED,
+                             **_payload(follower_id, target_id, target_kind, action,
+                                        action_time_us))
+
+
 def follows_changed(changes: Sequence[tuple[int, int, TargetKind, Action, int]]) -> list[Event]:
     """Many :func:`follow_changed`, ``(follower_id, target_id, target_kind, action,
     action_time_us)`` each, in the open transaction of their followers' one host (one outbox
@@ -44,10 +55,14 @@ def follows_changed(changes: Sequence[tuple[int, int, TargetKind, Action, int]])
     if not changes:
         return []
     return record_many(FOLLOW_CHANGED, [
-        (shard_of(follower), {"follower_id": follower, "target_id": target,
-                              "target_kind": kind, "action": action,
-                              "action_time_us": time_us})
+        (shard_of(follower), _payload(follower, target, kind, action, time_us))
         for follower, target, kind, action, time_us in changes], publish_on_commit=False)
+
+
+def _payload(follower_id: int, target_id: int, target_kind: TargetKind, action: Action,
+             action_time_us: int) -> dict[str, object]:
+    return {"follower_id": follower_id, "target_id": target_id, "target_kind": target_kind,
+            "action": action, "action_time_us": action_time_us}
 
 
 def interest_follow_changed(follower_id: int, interest_id: int, action: Action,

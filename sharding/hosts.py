@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
@@ -21,6 +21,7 @@ from coordination import registry
 from sharding.conf import sharding_settings
 from sharding.exceptions import ShardingError, ShardMapError, ShardMapUnavailable, ShardUnavailable
 from sharding.mysql.base import DatabaseWrapper
+from sharding.mysql.pipeline import Answer as Answer  # what send_for_answer gives
 from sharding.mysql.pipeline import Check
 from sharding.shardmap import ShardMap, ShardRange
 from sharding.topology import current_map
@@ -123,6 +124,22 @@ def send_unanswered(alias: str, sql: str, check: Check | None = None) -> None:
     raises its error (see :mod:`sharding.mysql.pipeline`)."""
     with _driver_errors(alias):
         _shard_host(alias).send_unanswered(sql, check)
+
+
+def send_for_answer(alias: str, sql: str, params: Sequence[Any] = (),
+                    after: Answer | None = None) -> Answer:
+    """Send ``sql`` (``params`` quoted into it) on ``alias`` as :func:`send_unanswered` does,
+    inside this thread's transaction there, and return the :class:`Answer` that holds its
+    rows and changed-row count once the connection's next statement, or the commit, has read
+    it: a statement whose answer the transaction needs later costs no wait of its own. With
+    ``after``, it must be sent right after the statement of that answer (it reads
+    ``ROW_COUNT()``)."""
+    if not in_transaction(alias):
+        raise RuntimeError(f"a statement sent for a later answer needs a transaction on {alias}")
+    answer = Answer()
+    with _driver_errors(alias):
+        _shard_host(alias).send_unanswered(sql, answer, params, after)
+    return answer
 
 
 def read_answers(alias: str) -> None:

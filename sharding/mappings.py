@@ -23,11 +23,13 @@ from sharding import cache
 from sharding.conf import sharding_settings
 from sharding.exceptions import ShardingError
 from sharding.hosts import (
+    Answer,
     after_commit,
     alias_for_shard,
     cursor,
     in_transaction,
     schema_name,
+    send_for_answer,
     send_unanswered,
 )
 from sharding.ids import SHARD_SHIFT, ObjectType, expect_type
@@ -148,6 +150,18 @@ def add(table: MappingTable, from_id: int, to_id: int, sequence: int | None = No
         added = c.rowcount > 0
     _forget_on_commit(alias, table, from_id)
     return added
+
+
+def add_ahead(table: MappingTable, from_id: int, to_id: int, sequence: int) -> Answer:
+    """:func:`add` inside this thread's transaction on the list's host, sent without waiting
+    for its answer: the transaction's next statement reads it, and the answer's ``changed``
+    is 1 if the edge was added, 0 if it was there."""
+    expect_type(to_id, table.to_type)
+    alias, name, _ = _location(table, from_id)
+    answer = send_for_answer(alias, f"INSERT IGNORE INTO {name} (from_id, to_id, sequence) "
+                                    "VALUES (%s, %s, %s)", [from_id, to_id, sequence])
+    _forget_on_commit(alias, table, from_id)
+    return answer
 
 
 def add_many(table: MappingTable, edges: Sequence[tuple[int, int]] | Sequence[tuple[int, int, int]],

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sharding import locks
-from sharding.hosts import cursor
+from sharding.hosts import Answer, cursor, send_for_answer
 
 SCHEMA = "pinsite_events"
 TABLE = f"{SCHEMA}.outbox"
@@ -86,6 +86,18 @@ def insert_many(alias: str, name: str, rows: Sequence[tuple[int, dict[str, Any]]
                   [value for shard, payload in rows for value in (
                       shard, name, json.dumps(payload, separators=(",", ":")), created_us)])
         return sorted(int(row[0]) for row in c.fetchall())  # one statement: ascending
+
+
+def insert_if_changed(alias: str, change: Answer, shard: int, name: str,
+                      payload: dict[str, Any], created_us: int) -> Answer:
+    """Add an unsent row only if the statement of ``change`` changed a row, in the same
+    round trip: sent right after that statement, still unanswered, in the caller's
+    transaction on ``alias`` (``ROW_COUNT()`` is that statement's count). Its answer's rows
+    are the new row's ID, or none."""
+    return send_for_answer(
+        alias, f"INSERT INTO {TABLE} (shard, name, payload, created_us) "
+               "SELECT %s, %s, %s, %s FROM DUAL WHERE ROW_COUNT() > 0 RETURNING id",
+        [shard, name, json.dumps(payload, separators=(",", ":")), created_us], after=change)
 
 
 def unsent(alias: str, limit: int, created_before_us: int, after_id: int = 0) -> list[Row]:

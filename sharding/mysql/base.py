@@ -25,6 +25,7 @@ Django's backend.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from contextlib import suppress
 from typing import Any
 
@@ -56,12 +57,15 @@ class DatabaseWrapper(base.DatabaseWrapper):
         self._checked_at = time.monotonic()
         return connection
 
-    def send_unanswered(self, sql: str, check: pipeline.Check | None = None) -> None:
+    def send_unanswered(self, sql: str, check: pipeline.Check | None = None,
+                        params: Sequence[Any] = (), after: pipeline.Answer | None = None,
+                        ) -> None:
         """Send ``sql`` without waiting for its answer, which is read (and given to ``check``)
-        before the connection's next statement, commit, rollback or check."""
+        before the connection's next statement, commit, rollback or check (see
+        :func:`pipeline.send` for ``params`` and ``after``)."""
         self.ensure_connection()
         with self.wrap_database_errors:
-            pipeline.send(self.connection, sql, check)
+            pipeline.send(self.connection, sql, check, params, after)
 
     def read_answers(self) -> None:
         """Read the answers of statements sent by :meth:`send_unanswered`."""

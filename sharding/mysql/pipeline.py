@@ -14,11 +14,20 @@ statements of a transaction that the error then rolls back.
 
 >>> send(connection, "SELECT GET_LOCK('x', 5)", check=granted)
 >>> cursor.execute("INSERT ...")   # the lock's answer is read, and checked, here
+
+An :class:`Answer` given as the check keeps what its statement answered (its rows, and how
+many rows it changed), for a statement whose answer is needed later in the same transaction:
+
+>>> added = Answer()
+>>> send(connection, "INSERT IGNORE ...", check=added)
+>>> cursor.execute("SELECT ...")   # one wait for both
+>>> added.changed
+1
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from typing import Any
 
@@ -28,15 +37,58 @@ from MySQLdb.cursors import Cursor
 Check = Callable[[Any], None]
 """Called with an owed answer's result (``None`` for a statement without rows)."""
 
+_UNREAD = object()
+
+
+class Answer:
+    """What one statement sent ahead answered, once the connection read it: ``rows`` (empty
+    for a statement without rows) and ``changed``, the rows it inserted, updated or deleted.
+    Reading either before the answer arrived is an error: read it with the connection's next
+    statement, or :func:`settle`, first."""
+
+    def __init__(self) -> None:
+        self._rows: Any = _UNREAD
+        self._changed = 0
+
+    def __call__(self, result: Any) -> None:
+        self._rows = () if result is None else result.fetch_row(0)
+
+    def note_changed(self, count: int) -> None:
+        self._changed = count
+
+    @property
+    def read(self) -> bool:
+        return self._rows is not _UNREAD
+
+    @property
+    def rows(self) -> tuple[tuple[Any, ...], ...]:
+        if self._rows is _UNREAD:
+            raise RuntimeError("the statement's answer has not been read yet")
+        return tuple(self._rows)
+
+    @property
+    def changed(self) -> int:
+        self.rows  # noqa: B018 (raises while unread)
+        return self._changed
+
 
 class AnswerRejected(OperationalError):
     """An owed answer failed its check (a lock not granted, say)."""
 
 
-def send(connection: Any, sql: str, check: Check | None = None) -> None:
-    """Send ``sql`` on the MySQLdb ``connection`` without reading its answer."""
-    connection.send_query(sql.encode())
-    owed(connection).append(check)
+def send(connection: Any, sql: str, check: Check | None = None,
+         params: Sequence[Any] = (), after: Answer | None = None) -> None:
+    """Send ``sql`` on the MySQLdb ``connection`` without reading its answer, with ``params``
+    quoted into its ``%s`` as a cursor quotes them. With ``after``, the statement must come
+    right after the one whose answer that is, still owed (it reads ``ROW_COUNT()``, say)."""
+    checks = owed(connection)
+    if after is not None and (not checks or checks[-1] is not after):
+        raise RuntimeError("the statement must follow, unread, the one it depends on")
+    query = sql.encode()
+    if params:
+        query = query % tuple(connection.literal(value) for value in params)
+    connection.send_query(query)
+    checks.append(check)
 
 
 def owed(connection: Any) -> list[Check | None]:
@@ -58,6 +110,8 @@ def settle(connection: Any) -> None:
         try:
             connection.read_query_result()
             result = connection.store_result()
+            if isinstance(check, Answer):
+                check.note_changed(connection.affected_rows())
             if check is not None:
                 check(result)
         except Exception as exc:  # read the rest first: the connection stays in step

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from django.db import connections
+from MySQLdb.connections import Connection
 from pytest_django import Settings
 
 from events import publisher
@@ -15,7 +16,7 @@ from graph.events import FOLLOW_CHANGED
 from graph.exceptions import GraphNotFound, GraphUnavailable, InvalidGraphInput
 from graph.tables import USER_FOLLOWS_BOARD, USER_FOLLOWS_USER, USER_UNFOLLOWS_BOARD
 from pins.types import BOARD, USER
-from sharding import mappings
+from sharding import mappings, outbox
 from sharding.exceptions import MalformedObjectId
 from sharding.hosts import alias_for_shard
 from sharding.ids import compose, shard_of
@@ -168,6 +169,43 @@ def test_the_event_finds_the_edge_already_logged() -> None:
     with recorded(FOLLOW_CHANGED, check):
         actions.follow_user(ann, bob)
     assert seen == [True]
+
+
+def test_a_follow_waits_on_the_followers_host_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lock, the edge, its event and the reads are sent together (one wait), then the
+    commit (the second): the same whether the edge is new or already there."""
+    ann, bob = new_user(), new_user()
+    board = new_board(bob)
+    actions.follow_board(ann, board)
+    alias = alias_for_shard(shard_of(ann))
+    connections[alias].ensure_connection()
+    watched, waits, state = connections[alias].connection, [0], ["read"]
+
+    def counted(name: str, wait: bool) -> None:
+        real = getattr(Connection, name)
+
+        def call(self: Connection, *args: Any) -> Any:
+            if self is watched:
+                if name == "send_query":
+                    state[0] = "sent"
+                elif wait or state[0] == "sent":
+                    waits[0], state[0] = waits[0] + 1, "read"
+            return real(self, *args)
+        monkeypatch.setattr(Connection, name, call)
+
+    counted("send_query", False)
+    counted("read_query_result", False)
+    for name in ("query", "commit", "autocommit"):
+        counted(name, True)
+    first = actions.follow_user(ann, bob)
+    assert (first.changed, waits[0]) == (True, 2)
+    again = actions.follow_user(ann, bob)
+    assert (again.changed, again.action_time_us, waits[0]) == (False, first.action_time_us, 4)
+    assert selectors.is_following_board(ann, board)
+    with connections[alias].cursor() as c:  # the repeated follow left no row in the outbox
+        c.execute(f"SELECT COUNT(*) FROM {outbox.TABLE} WHERE name = %s AND payload LIKE %s",
+                  [FOLLOW_CHANGED, f'%"follower_id":{ann},"target_id":{bob},%'])
+        assert c.fetchone()[0] == 1
 
 
 def test_following_yourself_is_rejected() -> None:

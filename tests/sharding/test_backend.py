@@ -140,3 +140,35 @@ def test_a_transaction_begun_unanswered_commits_and_rolls_back(table: str) -> No
     with pytest.raises(RuntimeError), transaction.atomic(using=ALIAS):
         raise RuntimeError("nothing ran in it")
     assert rows() == [5]
+
+
+def test_an_answer_sent_ahead_is_read_with_the_next_statement(table: str) -> None:
+    with transaction.atomic(using=ALIAS):
+        added = hosts.send_for_answer(ALIAS, f"INSERT IGNORE INTO {table} VALUES (%s)", [6])
+        again = hosts.send_for_answer(ALIAS, f"INSERT IGNORE INTO {table} VALUES (%s)", [6])
+        rows_of = hosts.send_for_answer(ALIAS, f"SELECT id, %s FROM {table}", ["it's"])
+        with pytest.raises(RuntimeError, match="not been read"):
+            added.changed  # noqa: B018
+        with connections[ALIAS].cursor() as c:  # one wait for all three answers and its own
+            c.execute("SELECT 8")
+            assert c.fetchone()[0] == 8
+        assert (added.changed, again.changed) == (1, 0)
+        assert rows_of.rows == ((6, "it's"),)
+    assert rows() == [6]
+
+
+def test_a_statement_after_an_answer_must_follow_it_unread(table: str) -> None:
+    with transaction.atomic(using=ALIAS):
+        first = hosts.send_for_answer(ALIAS, f"INSERT INTO {table} VALUES (7)")
+        hosts.send_unanswered(ALIAS, "DO 1")
+        with pytest.raises(RuntimeError, match="must follow"):
+            hosts.send_for_answer(ALIAS, "SELECT ROW_COUNT()", after=first)
+        follows = hosts.send_for_answer(ALIAS, f"INSERT INTO {table} VALUES (8)")
+        counted = hosts.send_for_answer(ALIAS, "SELECT ROW_COUNT()", after=follows)
+        hosts.read_answers(ALIAS)
+        assert counted.rows == ((1,),)
+        with pytest.raises(RuntimeError, match="must follow"):  # read already
+            hosts.send_for_answer(ALIAS, "SELECT ROW_COUNT()", after=counted)
+    with pytest.raises(RuntimeError, match="needs a transaction"):
+        hosts.send_for_answer(ALIAS, "SELECT 1")
+    assert rows() == [7, 8]
