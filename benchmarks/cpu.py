@@ -99,12 +99,18 @@ def groups_of_site(site_pid: int, generator_pid: int,
                 return "web" if "gunicorn" in ancestor.command else "queue"
             if ancestor.pid == site_pid:
                 return "site"
-        for name, words in STORES:
-            if any(word in process.command for word in words):
-                return name
-        return "kernel" if process.command.startswith("[") else "other"
+        return store_of(process, processes)
 
     return group_of
+
+
+def store_of(process: Process, _processes: dict[int, Process] | None = None) -> str:
+    """The group of a process outside the site: one of :data:`STORES`, ``kernel`` (its
+    threads: loopback networking, disk writes) or ``other``."""
+    for name, words in STORES:
+        if any(word in process.command for word in words):
+            return name
+    return "kernel" if process.command.startswith("[") else "other"
 
 
 def _lineage(process: Process, processes: dict[int, Process]) -> list[Process]:

@@ -9,6 +9,11 @@ ceiling, is what a follow writes at the least: one autocommitted ``INSERT`` into
 on its follower's shard master (a semi-synchronous commit, as the edge log's) and two
 ``ZADD``s on the graph's Redis master that holds its follower.
 
+Each side also reports its CPU per operation, from the first client's start to the last one's
+end: the machine's, the clients' processes' (their own ``process_time``, the publisher and
+marker threads included) and each store's (:func:`benchmarks.cpu.store_of`), ``other`` being
+what is left of the machine's (the kernel's threads, a process that ended in between).
+
 This module imports only the standard library at the top: each process sets Django up first.
 """
 
@@ -35,12 +40,16 @@ def measure(clients: int, processes: int, per_client: int,
     work = [pairs_of(client)[:per_client + 1] for client in range(clients)]
     results = {}
     for mode in ("follow", "raw"):
-        seconds, timings = _run(mode, work, processes)
+        seconds, timings, cpu_ms = _run(mode, work, processes)
         done = sum(len(client) - 1 for client in work)
-        results[mode] = {"per_s": round(done / seconds), **Latency.of(timings).to_json()}
+        results[mode] = {"per_s": round(done / seconds), **Latency.of(timings).to_json(),
+                         "cpu_ms_per_op": {name: round(ms / done, 3)
+                                           for name, ms in cpu_ms.items()}}
     return {"clients": clients, "processes": processes, "follows": results["follow"],
             "raw_insert_and_two_zadds": results["raw"],
-            "ratio": ratio(results["follow"]["per_s"], results["raw"]["per_s"])}
+            "ratio": ratio(results["follow"]["per_s"], results["raw"]["per_s"]),
+            "machine_cpu_ratio": ratio(results["raw"]["cpu_ms_per_op"]["machine"],
+                                       results["follow"]["cpu_ms_per_op"]["machine"])}
 
 
 def drop_ceiling(pinners: list[list[int]]) -> None:
@@ -69,9 +78,13 @@ def _ceiling_keys(follower: int) -> tuple[Any, str]:
     return admin.raw_client(current_map().range_for(vshard).master), f"bench:{name}"
 
 
-def _run(mode: str, work: list[Pairs], processes: int) -> tuple[float, list[float]]:
+def _run(mode: str, work: list[Pairs], processes: int,
+         ) -> tuple[float, list[float], dict[str, float]]:
     """Start the processes, release every client at once; the wall time from the first
-    start to the last finish, and every operation's microseconds."""
+    start to the last finish, every operation's microseconds, and the CPU milliseconds spent
+    meanwhile (``machine``, ``clients``, each store's, ``other``)."""
+    from benchmarks import cpu
+
     context = multiprocessing.get_context("spawn")
     results = context.Queue()
     start = context.Event()
@@ -84,8 +97,10 @@ def _run(mode: str, work: list[Pairs], processes: int) -> tuple[float, list[floa
         ready = results.get(timeout=120)
         if ready != "ready":
             raise RuntimeError(f"a bench process failed to start: {ready}")
+    before = cpu.snapshot()
     start.set()
     reports = [results.get(timeout=600) for _ in workers]
+    spent = cpu.used(before, cpu.snapshot(), cpu.store_of)
     for worker in workers:
         worker.join(timeout=60)
     failed = [report for report in reports if isinstance(report, str)]
@@ -93,13 +108,17 @@ def _run(mode: str, work: list[Pairs], processes: int) -> tuple[float, list[floa
         raise RuntimeError(f"a bench process failed: {failed[0]}")
     began = min(report[0] for report in reports)
     ended = max(report[1] for report in reports)
-    return ended - began, [t for report in reports for t in report[2]]
+    stores = {name: spent.by_group.get(name, 0.0) for name, _ in cpu.STORES}
+    clients_ms = sum(report[3] for report in reports) * 1000
+    return ended - began, [t for report in reports for t in report[2]], {
+        "machine": spent.machine_ms, "clients": clients_ms, **stores,
+        "other": max(0.0, spent.machine_ms - clients_ms - sum(stores.values()))}
 
 
 def _process(mode: str, clients: list[Pairs], start: Any, results: Any) -> None:
     """One bench process: set Django up, warm its connections with each client's first
     pair, wait for the start, run the rest of its clients' pairs as threads and report
-    (start, end, timings)."""
+    (start, end, timings, CPU seconds of the process meanwhile)."""
     try:
         import django
 
@@ -118,6 +137,7 @@ def _process(mode: str, clients: list[Pairs], start: Any, results: Any) -> None:
         return
     results.put("ready")
     start.wait()
+    cpu_began = time.process_time()
     timings: list[float] = []
     lock = threading.Lock()
     errors: list[str] = []
@@ -148,7 +168,8 @@ def _process(mode: str, clients: list[Pairs], start: Any, results: Any) -> None:
     from events import publisher
 
     publisher.flush()
-    results.put(errors[0] if errors else (began, ended, timings))
+    cpu_seconds = time.process_time() - cpu_began
+    results.put(errors[0] if errors else (began, ended, timings, cpu_seconds))
 
 
 def _operation(mode: str) -> Callable[[int, int], object]:
