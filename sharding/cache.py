@@ -147,15 +147,13 @@ class Pool:
         keys = self._keys(backend, wanted)
         if not self._caught_up(backend):
             return {}, misses
-        try:
-            pipeline = client.get_client(write=True).pipeline(transaction=False)
-            pipeline.mget(keys)
-            pipeline.mget([_stamp_key(key) for key in keys])
-            values, stamps = pipeline.execute()
+        try:  # one MGET: the values, then their stamps
+            both = client.get_client(write=True).mget([*keys, *map(_stamp_key, keys)])
         except FAILURES as exc:
             log.warning("cache %s: read missed: %s", self.alias, exc)
             return {}, misses
         found: dict[str, Any] = {}
+        values, stamps = both[:len(keys)], both[len(keys):]
         for name, key, value, stamp in zip(wanted, keys, values, stamps, strict=True):
             if value is None:
                 misses.stamps[name] = (key, "" if stamp is None else stamp.decode())
