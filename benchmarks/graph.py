@@ -13,8 +13,9 @@ them). Measured in one run, store and raw calls interleaved in rounds:
 * ``follow_user`` writes per second (edge log + both Redis sides) between real bench pinners,
   beside two raw ``ZADD`` calls per follow;
 * Redis bytes per edge: ``used_memory`` after seeding minus before, over ``edges``;
-* concurrent follows from 4 and 16 clients (:mod:`benchmarks.graph_clients`): follows per second
-  and p50/p99, beside the raw writes a follow is made of from the same clients.
+* concurrent follows from 4 and 16 clients (:mod:`benchmarks.graph_clients`): follows per second,
+  p50/p99 and CPU per operation by process, beside the raw writes a follow is made of from the
+  same clients.
 """
 
 from __future__ import annotations
