@@ -17,9 +17,11 @@ Statements whose answer is not needed at once (``BEGIN``, a named lock taken bef
 transaction's first statement, its release) are sent without waiting for it
 (:meth:`DatabaseWrapper.send_unanswered`, :mod:`sharding.mysql.pipeline`): the server runs
 them at once, in order, and their answers are read, and checked, with the connection's next
-statement (which is sent first), or before its commit, rollback or check. A follow pays three
-waits less. An error in such a statement is raised by that next use. Everything else is
-Django's backend.
+statement (which is sent first), or before its commit, rollback or check. A statement whose
+answer is needed later in the transaction (a follow's edge insert: was the edge new?) is sent
+the same way, its answer kept in a :class:`pipeline.Answer`. A follow of a user waits twice
+(its select, its commit) where it would wait six times. An error in such a statement is raised
+by that next use. Everything else is Django's backend.
 """
 
 from __future__ import annotations
