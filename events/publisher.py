@@ -19,67 +19,17 @@ True
 from __future__ import annotations
 
 import atexit
-import logging
-import queue
-import threading
-import time
 from collections.abc import Sequence
 
 from events import marker
 from events.conf import events_settings
 from events.record import Event, publish
-from toolkit.threads import ProcessThread
+from toolkit.threads import Batcher
 
-log = logging.getLogger("pinsite.events")
-
-
-class Publisher:
-    """A queue of handed-over events and the thread that publishes them in batches."""
-
-    def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[Event] = queue.SimpleQueue()
-        self._idle = threading.Condition()
-        self._handed = self._done = 0
-        self._thread = ProcessThread(self._run, "events-publisher")
-
-    def submit(self, events: Sequence[Event]) -> None:
-        if not events:
-            return
-        with self._idle:
-            self._handed += len(events)
-        for event in events:
-            self._queue.put(event)
-        self._thread.ensure()
-
-    def flush(self, timeout: float) -> bool:
-        """Wait until everything handed over so far is published (or failed and left to the
-        relay); False if that took longer than ``timeout`` seconds."""
-        with self._idle:
-            target = self._handed
-            return self._idle.wait_for(lambda: self._done >= target, timeout)
-
-    def _run(self) -> None:
-        limit = events_settings.number("PUBLISH_BATCH")
-        linger = events_settings.number("PUBLISH_LINGER_MS") / 1000
-        while True:
-            batch = [self._queue.get()]
-            time.sleep(linger)  # asleep, not woken by every event handed over meanwhile
-            while len(batch) < limit:
-                try:
-                    batch.append(self._queue.get_nowait())
-                except queue.Empty:
-                    break
-            try:
-                publish(batch)  # logs a failure; the relay sends those rows later
-            except Exception:  # the thread must outlive any bug in one batch
-                log.exception("publishing %d event(s) failed", len(batch))
-            finally:
-                with self._idle:
-                    self._done += len(batch)
-                    self._idle.notify_all()
-
-
-_publisher = Publisher()
+_publisher: Batcher[Event] = Batcher(
+    publish, "events-publisher",  # publish logs a failure; the relay sends those rows later
+    linger=lambda: events_settings.number("PUBLISH_LINGER_MS") / 1000,
+    limit=lambda: events_settings.number("PUBLISH_BATCH"))
 
 
 def publish_soon(events: Sequence[Event]) -> None:
@@ -88,7 +38,8 @@ def publish_soon(events: Sequence[Event]) -> None:
 
 
 def flush(timeout: float = 5.0) -> bool:
-    """Wait until this process's handed-over events are published; False on timeout."""
+    """Wait until this process's handed-over events are published (or failed and left to the
+    relay); False on timeout."""
     return _publisher.flush(timeout)
 
 
