@@ -166,6 +166,21 @@ def send_all(messages: Iterable[Message[Any]]) -> None:
         broker.enqueue_all(batch)
 
 
+def send_groups(groups: Iterable[Sequence[Message[Any]]]) -> None:
+    """Send groups of messages, each group whole in one transaction: the groups together, up
+    to ``BATCH`` messages a transaction (a larger group in one of its own). If it fails part
+    way, the transactions already sent stay sent."""
+    broker = cast(Broker, dramatiq.get_broker())
+    together: list[Message[Any]] = []
+    for group in groups:
+        if together and len(together) + len(group) > BATCH:
+            broker.enqueue_all(together)
+            together = []
+        together += group
+    if together:
+        broker.enqueue_all(together)
+
+
 def raw_publish(queue: str, bodies: list[bytes], batch: int = BATCH) -> None:
     """Publish ``bodies`` to ``queue`` straight through pika, ``batch`` per AMQP transaction
     (the ceiling the benchmarks compare the relay with); the queue must exist."""

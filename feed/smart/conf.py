@@ -18,6 +18,9 @@ DEFAULTS: dict[str, Any] = {
     # The generator's time budget per visit; past it the service answers without a chunk.
     "BUDGET_MS": 100,
     "GENERATOR_THREADS": 16,
+    # A visit's messages are sent by a background thread with those of the visits made within
+    # this long (one transaction, one disk sync for all of them).
+    "VISIT_LINGER_MS": 5,
     # Pools: each user's pool per source keeps its best POOL_CAP entries, trimmed once it
     # holds POOL_CAP + POOL_SLACK.
     "POOL_CAP": 500,

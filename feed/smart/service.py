@@ -8,6 +8,12 @@ If the generator fails or is late, the page is the materialized feed alone (and 
 their pins for the next visit): a pinner never sees an error because the pools cluster or the
 generator is down. Later pages (a cursor) read the materialized feed only.
 
+A visit's messages are handed to the process's visits thread, which sends those of the visits
+made within ``VISIT_LINGER_MS`` together (:class:`toolkit.threads.Batcher`), each visit's in
+one transaction: the page does not wait for RabbitMQ's disk sync. What a process had not sent
+when it died is lost, as when the broker is down: the chunk's pins stay in the pools and come
+again.
+
 >>> page = home_page(alice)
 >>> [pin.title for pin in page.items], page.outcome, page.new
 (['Leek quiche', ...], 'chunk', 12)
@@ -15,6 +21,7 @@ generator is down. Later pages (a cursor) read the materialized feed only.
 
 from __future__ import annotations
 
+import atexit
 import bisect
 import logging
 import time
@@ -39,7 +46,8 @@ from sharding.ids import parse_id
 from toolkit.clock import now_us
 from toolkit.paging import Page
 from toolkit.processes import ProcessLocal
-from toolkit.queue import BROKER_ERRORS, send_all
+from toolkit.queue import BROKER_ERRORS, send_groups
+from toolkit.threads import Batcher
 
 log = logging.getLogger("pinsite.smartfeed")
 
@@ -144,13 +152,38 @@ def _page(entries: list[Shown], size: int, outcome: str, new: int) -> HomePage:
                     min(new, len(window)))
 
 
-def _send(messages: list[Message[Any]]) -> None:
-    """Queue a visit's writes; if the broker is down the visit is still answered (its chunk's
-    pins stay in the pools and come again)."""
+Visit = list[Message[Any]]
+"""The messages of one visit: they are sent in one transaction."""
+VISITS_AT_ONCE = 100
+"""Visits the visits thread takes at once."""
+
+
+def _send(messages: Visit) -> None:
+    """Hand a visit's writes to the visits thread (:func:`_send_visits`)."""
+    _visits.submit([messages])
+
+
+def _send_visits(visits: list[Visit]) -> None:
+    """Queue visits' writes, each visit's in one transaction; if the broker is down the visits
+    were still answered (their chunks' pins stay in the pools and come again)."""
     try:
-        send_all(messages)
+        send_groups(visits)
     except BROKER_ERRORS as exc:
-        log.warning("smart feed visit not queued: %s", exc)
+        log.warning("smart feed: the writes of %d visit(s) not queued: %s", len(visits), exc)
+
+
+_visits: Batcher[Visit] = Batcher(
+    _send_visits, "smartfeed-visits",
+    linger=lambda: smart_settings.number("VISIT_LINGER_MS") / 1000, limit=lambda: VISITS_AT_ONCE)
+
+
+def flush_visits(timeout: float = 5.0) -> bool:
+    """Wait until this process's visits are queued (or failed and logged); False on timeout
+    (tests, benchmarks and exit)."""
+    return _visits.flush(timeout)
+
+
+atexit.register(flush_visits)
 
 
 def _generators() -> ThreadPoolExecutor:

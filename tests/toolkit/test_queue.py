@@ -11,7 +11,7 @@ import pytest
 from dramatiq import Message
 
 from toolkit import queue
-from toolkit.queue import Broker, send_all
+from toolkit.queue import Broker, send_all, send_groups
 
 SCRATCH = "pinsite_test_batches"
 
@@ -53,9 +53,8 @@ def test_messages_sent_together_all_land_in_order(broker: Broker) -> None:
     assert _landed(broker) == list(range(25))
 
 
-def test_a_long_stream_goes_out_one_transaction_per_batch(
-        broker: Broker, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(queue, "BATCH", 4)
+def _transactions(broker: Broker, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the transactions ``broker`` publishes from now on, as they go."""
     batches: list[int] = []
     publish = broker.enqueue_all
 
@@ -64,9 +63,28 @@ def test_a_long_stream_goes_out_one_transaction_per_batch(
         return publish(messages)
 
     monkeypatch.setattr(broker, "enqueue_all", counted)
+    return batches
+
+
+def test_a_long_stream_goes_out_one_transaction_per_batch(
+        broker: Broker, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(queue, "BATCH", 4)
+    batches = _transactions(broker, monkeypatch)
     send_all(_messages(range(10)))
     assert batches == [4, 4, 2]
     assert _landed(broker) == list(range(10))
+
+
+def test_groups_go_whole_into_transactions_of_a_batch_at_most(
+        broker: Broker, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(queue, "BATCH", 5)
+    batches = _transactions(broker, monkeypatch)
+    sizes = [3, 2, 2, 7, 1, 1]
+    starts = [sum(sizes[:index]) for index in range(len(sizes))]
+    send_groups([list(_messages(range(start, start + size)))
+                 for start, size in zip(starts, sizes, strict=True)])
+    assert batches == [5, 2, 7, 2]  # 3+2, 2 (another 7 would pass 5), 7 alone, 1+1
+    assert _landed(broker) == list(range(sum(sizes)))
 
 
 def test_a_batch_runs_the_io_loop_for_its_commit_only(
