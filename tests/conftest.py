@@ -32,6 +32,7 @@ from devstack.rabbitmq import USER as AMQP_USER
 from devstack.rabbitmq import RabbitMQ
 from events import publisher
 from feed import observe, speculative
+from feed.smart.service import flush_visits
 from feed.store import observations
 from pinsite.env import redis_location
 from pinsite.test_settings import AMQP_VHOST, AMQP_VHOST_PREFIX
@@ -107,10 +108,12 @@ def _database_access(django_db_setup: None,
 
 @pytest.fixture(autouse=True)
 def _events_published() -> Iterator[None]:
-    """What a test's follows handed to the publisher thread is published before the next test
-    starts: no event of one test lands in another's recording or queue."""
+    """What a test's follows handed to the publisher thread, and its Home visits to the visits
+    thread, is sent before the next test starts: no event or visit of one test lands in
+    another's recording or queue."""
     yield
     publisher.flush()
+    flush_visits()
 
 
 @pytest.fixture(autouse=True)

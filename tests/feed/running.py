@@ -18,6 +18,7 @@ import dramatiq
 from dramatiq import Message, Middleware
 
 from events import publisher
+from feed.smart.service import flush_visits
 from toolkit.waiting import until
 
 
@@ -77,9 +78,11 @@ class RunningQueue:
 
     def settle(self, timeout: float = 60.0) -> None:
         """Wait until every message sent so far (and everything those sent) has been
-        handled; the events the graph's follows handed to the publisher thread first."""
+        handled; the events the graph's follows handed to the publisher thread, and the Home
+        visits handed to the visits thread, first."""
         def quiet() -> bool:
             publisher.flush()
+            flush_visits()
             return not self.in_flight.unhandled()
 
         assert until(quiet, timeout), \
