@@ -134,11 +134,12 @@ def send_for_answer(alias: str, sql: str, params: Sequence[Any] = (),
     it: a statement whose answer the transaction needs later costs no wait of its own. With
     ``after``, it must be sent right after the statement of that answer (it reads
     ``ROW_COUNT()``)."""
-    if not in_transaction(alias):
+    host = _shard_host(alias)
+    if not host.in_atomic_block:
         raise RuntimeError(f"a statement sent for a later answer needs a transaction on {alias}")
     answer = Answer()
     with _driver_errors(alias):
-        _shard_host(alias).send_unanswered(sql, answer, params, after)
+        host.send_unanswered(sql, answer, params, after)
     return answer
 
 

@@ -84,7 +84,7 @@ def insert_many(alias: str, name: str, rows: Sequence[tuple[int, dict[str, Any]]
         c.execute(f"INSERT INTO {TABLE} (shard, name, payload, created_us) VALUES "
                   + ",".join(["(%s, %s, %s, %s)"] * len(rows)) + " RETURNING id",
                   [value for shard, payload in rows for value in (
-                      shard, name, json.dumps(payload, separators=(",", ":")), created_us)])
+                      shard, name, _encoded(payload), created_us)])
         return sorted(int(row[0]) for row in c.fetchall())  # one statement: ascending
 
 
@@ -97,7 +97,11 @@ def insert_if_changed(alias: str, change: Answer, shard: int, name: str,
     return send_for_answer(
         alias, f"INSERT INTO {TABLE} (shard, name, payload, created_us) "
                "SELECT %s, %s, %s, %s FROM DUAL WHERE ROW_COUNT() > 0 RETURNING id",
-        [shard, name, json.dumps(payload, separators=(",", ":")), created_us], after=change)
+        [shard, name, _encoded(payload), created_us], after=change)
+
+
+def _encoded(payload: dict[str, Any]) -> str:
+    return json.dumps(payload, separators=(",", ":"))
 
 
 def unsent(alias: str, limit: int, created_before_us: int, after_id: int = 0) -> list[Row]:

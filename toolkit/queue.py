@@ -21,7 +21,6 @@ puts every one back, in order.
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
@@ -160,10 +159,7 @@ def send_all(messages: Iterable[Message[Any]]) -> None:
     """Send ``messages`` together, built with ``actor.message(...)``: a transaction per
     ``BATCH`` of them (see :class:`Broker`), so a long stream is never held whole. If it
     fails part way, the batches already sent stay sent: the caller's retry sends them again."""
-    broker = cast(Broker, dramatiq.get_broker())
-    stream = iter(messages)
-    while batch := list(itertools.islice(stream, BATCH)):
-        broker.enqueue_all(batch)
+    send_groups([message] for message in messages)
 
 
 def send_groups(groups: Iterable[Sequence[Message[Any]]]) -> None:

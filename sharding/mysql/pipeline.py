@@ -57,19 +57,18 @@ class Answer:
         self._changed = count
 
     @property
-    def read(self) -> bool:
-        return self._rows is not _UNREAD
-
-    @property
     def rows(self) -> tuple[tuple[Any, ...], ...]:
-        if self._rows is _UNREAD:
-            raise RuntimeError("the statement's answer has not been read yet")
+        self._require_read()
         return tuple(self._rows)
 
     @property
     def changed(self) -> int:
-        self.rows  # noqa: B018 (raises while unread)
+        self._require_read()
         return self._changed
+
+    def _require_read(self) -> None:
+        if self._rows is _UNREAD:
+            raise RuntimeError("the statement's answer has not been read yet")
 
 
 class AnswerRejected(OperationalError):
