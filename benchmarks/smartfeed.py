@@ -6,7 +6,9 @@ servers underneath, measured in the same run on the configured stack.
   scoring), as entries per second, beside a raw happybase batch put of as many rows to the same
   pools table;
 * **generator chunk** p50/p99 beside one raw prefix scan of a pool, and beside the same five
-  calls (the state's row read and four scans) made raw;
+  calls (the state's row read and four scans) made raw; and on small pools (30 entries, one
+  pool), where it reads every pool by one scan, beside the meta row and one scan made raw
+  and beside the meta row and a scan a pool;
 * **home-feed page** p50/p99 with the generator healthy and with it stalled (sleeping past the
   budget), beside a raw read of the materialized feed's row;
 * **availability**: home-feed reads while the pools cluster (``hbase3`` stopped), the generator
@@ -85,6 +87,9 @@ def run(inserts: int = 20_000, samples: int = 300, reads: int = 20_000,
         _fill(readers, pins)
         progress("generator")
         figures["generator_chunk"] = _generator(readers, samples)
+        small = users[200:400]
+        _fill_small(small, pins)
+        figures["generator_small_pools"] = _generator_small(small, samples)
         progress("home-feed pages")
         figures["home_page"] = _pages(readers, samples)
         progress("availability")
@@ -166,19 +171,26 @@ def _fill(readers: list[int], pins: list[int]) -> None:
             materialized.write(cluster, user, shown)
 
 
-def _generator(readers: list[int], samples: int) -> dict[str, Any]:
-    def scan_pool(prefix: bytes) -> None:
-        run_on(POOLS, lambda hbase: list(hbase.scan(row_prefix=prefix, limit=90, batch_size=90)),
-            table=pools_table())
+def _raw_scan(prefix: bytes, limit: int | None = None) -> None:
+    """A prefix scan of the pools table made with happybase (batches of 90 rows)."""
+    run_on(POOLS, lambda hbase: list(hbase.scan(row_prefix=prefix, limit=limit, batch_size=90)),
+           table=pools_table())
 
+
+def _raw_reads(user: int, prefixes: list[bytes], limit: int | None = None) -> None:
+    """A user's meta row, then a raw scan of each of ``prefixes``: a chunk's reads, raw."""
+    run_on(POOLS, lambda hbase: hbase.row(user_row(user) + b"\x00"), table=pools_table())
+    for prefix in prefixes:
+        _raw_scan(prefix, limit)
+
+
+def _generator(readers: list[int], samples: int) -> dict[str, Any]:
     def raw_scan(n: int) -> None:
-        scan_pool(pool_prefix(readers[n % len(readers)], "following"))
+        _raw_scan(pool_prefix(readers[n % len(readers)], "following"), 90)
 
     def raw_same_calls(n: int) -> None:
         user = readers[n % len(readers)]
-        run_on(POOLS, lambda hbase: hbase.row(user_row(user) + b"\x00"), table=pools_table())
-        for source in SOURCES:
-            scan_pool(pool_prefix(user, source))
+        _raw_reads(user, [pool_prefix(user, source) for source in SOURCES], 90)
 
     wait_until_quiet()
     chunk = _latency(lambda n: generator.generate(readers[n % len(readers)]), samples)
@@ -188,6 +200,41 @@ def _generator(readers: list[int], samples: int) -> dict[str, Any]:
             "raw_same_calls": same.to_json(),
             "ratio_p50_vs_scan": ratio(scan.p50_us, chunk.p50_us),
             "ratio_p50_vs_same_calls": ratio(same.p50_us, chunk.p50_us)}
+
+
+SMALL_POOL = 30
+
+
+def _fill_small(readers: list[int], pins: list[int]) -> None:
+    """A ``following`` pool of :data:`SMALL_POOL` entries per reader, the other pools empty:
+    a pinner of few follows, or a new one."""
+    for user in readers:
+        pools.clear(user)
+    now = now_us()
+    pools.insert([Insert(user, "following", pins[n % len(pins)], 0.5 + (n % 7) / 7,
+                         now - n * 1000) for user in readers for n in range(SMALL_POOL)])
+
+
+def _generator_small(readers: list[int], samples: int) -> dict[str, Any]:
+    """The generator on small pools, beside the least it must read raw (the meta row and one
+    scan of the user's pools) and beside one scan a pool (how it read them before)."""
+    def least(n: int) -> None:
+        user = readers[n % len(readers)]
+        _raw_reads(user, [pool_prefix(user)])
+
+    def a_scan_a_pool(n: int) -> None:
+        user = readers[n % len(readers)]
+        _raw_reads(user, [pool_prefix(user, source) for source in SOURCES])
+
+    wait_until_quiet()
+    chunk = _latency(lambda n: generator.generate(readers[n % len(readers)]), samples)
+    raw_least = _latency(least, samples)
+    raw_each = _latency(a_scan_a_pool, samples)
+    return {"pool_entries": SMALL_POOL, "generator": chunk.to_json(),
+            "raw_meta_and_one_scan": raw_least.to_json(),
+            "raw_meta_and_a_scan_a_pool": raw_each.to_json(),
+            "ratio_p50_vs_one_scan": ratio(raw_least.p50_us, chunk.p50_us),
+            "ratio_p50_vs_a_scan_a_pool": ratio(raw_each.p50_us, chunk.p50_us)}
 
 
 def _pages(readers: list[int], samples: int) -> dict[str, Any]:

@@ -91,18 +91,19 @@ def chunk_size(state: dict[str, Any], now_us: int) -> int:
 
 
 def generate(user_id: int, now_us: int | None = None, limit: int | None = None) -> Chunk:
-    """The chunk of this visit: the user's state, then one best-first scan per source. At
+    """The chunk of this visit: the user's state and pool sizes, then the best of every
+    source, by one scan of all the pools when they are small (:func:`pools.best_of_each`). At
     most ``limit`` pins (the page's size): a chunk never spills past the page it is shown on,
     so what it takes from the pools is all on that page."""
     started = time.perf_counter()
     now = now_us if now_us is not None else clock.now_us()
     celebrities = intake.celebrity_pins(user_id)
-    state = pools.read_state(user_id)
-    size = chunk_size(state, now)
+    meta = pools.read_meta(user_id)
+    size = chunk_size(meta.state, now)
     if limit is not None:
         size = min(size, limit)
     window = 2 * size + 10
-    scanned = {source: pools.best(user_id, source, window) for source in SOURCES}
+    scanned = pools.best_of_each(user_id, window, meta.sizes)
     pulled = _pulled_candidates(celebrities, scanned["following"])
     if pulled:  # ranked among the pool's entries as if they were in it
         scanned["following"] = sorted([*scanned["following"], *pulled],

@@ -43,6 +43,11 @@ from feed.store import rows
 from feed.store.pools import POOLS
 
 SCAN_BATCH = 1000
+TOGETHER_SLACK = 32
+""":func:`best_of_each` scans a pool together with the next one when the pool is counted at
+most this many entries beyond the ones asked for: the scan reads it whole. An empty or small
+pool then costs no scan of its own (three Thrift calls), and no pool is read far past what
+a visit asks of it."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,46 @@ def best(user_id: int, source: Source, limit: int) -> list[Candidate]:
     prefix = pool_prefix(user_id, source)
     found = rows.scan(POOLS, pools_table(), prefix, [ENTRY], limit=limit)
     return [_candidate(key, data.get(ENTRY, b"")) for key, data in found]
+
+
+def best_of_each(user_id: int, limit: int, sizes: dict[Source, int],
+                 ) -> dict[Source, list[Candidate]]:
+    """:func:`best` of every source, the pools read in key order by as few scans as their
+    counted ``sizes`` (:func:`read_meta`) allow: a pool counted at most ``limit +``
+    :data:`TOGETHER_SLACK` entries shares its scan with the next pool. A counter that counts
+    short cannot cut a pool: each scan stops at the counted entries of its pools but the last,
+    plus ``limit``, and a pool it may have cut before ``limit`` entries is scanned again
+    alone."""
+    counted = {source: max(0, sizes.get(source, 0)) for source in SOURCES}
+    groups = [[SOURCES[0]]]
+    for source in SOURCES[1:]:
+        if counted[groups[-1][-1]] <= limit + TOGETHER_SLACK:
+            groups[-1].append(source)
+        else:
+            groups.append([source])
+    found: dict[Source, list[Candidate]] = {}
+    for group in groups:
+        found.update(_best_of_group(user_id, group, limit, counted))
+    return found
+
+
+def _best_of_group(user_id: int, group: list[Source], limit: int, counted: dict[Source, int],
+                   ) -> dict[Source, list[Candidate]]:
+    """:func:`best` of consecutive sources by one scan (see :func:`best_of_each`)."""
+    most = sum(counted[source] for source in group[:-1]) + limit
+    found = rows.scan_range(POOLS, pools_table(), pool_prefix(user_id, group[0]),
+                            rows.prefix_end(pool_prefix(user_id, group[-1])), [ENTRY],
+                            limit=most)
+    scanned: dict[Source, list[Candidate]] = {source: [] for source in group}
+    for key, data in found:
+        candidate = _candidate(key, data.get(ENTRY, b""))
+        scanned[candidate.source].append(candidate)
+    if len(found) == most:  # the scan may have stopped inside the last pool it reached
+        reached = group.index(decode_pool_key(found[-1][0])[1])
+        for source in group[reached:]:
+            if len(scanned[source]) < limit:
+                scanned[source] = best(user_id, source, limit)
+    return {source: candidates[:limit] for source, candidates in scanned.items()}
 
 
 def remove(keys: Iterable[bytes]) -> int:
@@ -170,8 +215,25 @@ def all_affinities(user_id: int) -> dict[str, int]:
 
 def read_state(user_id: int) -> dict[str, Any]:
     """The generator's state of a user (``{}`` before the first delivered chunk)."""
-    raw = _meta(user_id, [STATE]).get(STATE)
-    return dict(json.loads(raw)) if raw else {}
+    return read_meta(user_id).state
+
+
+@dataclass(frozen=True)
+class Meta:
+    """What a visit reads of a user's meta row: the generator's state and the pools' counted
+    sizes."""
+
+    state: dict[str, Any]
+    sizes: dict[Source, int]
+
+
+def read_meta(user_id: int) -> Meta:
+    """The generator's state (``{}`` before the first delivered chunk) and the counted size
+    of each pool, in one row read."""
+    found = _meta(user_id, [STATE, *(size_column(source) for source in SOURCES)])
+    raw = found.get(STATE)
+    return Meta(dict(json.loads(raw)) if raw else {},
+                {source: decode_count(found.get(size_column(source))) for source in SOURCES})
 
 
 def pulled_mark(user_id: int) -> int | None:

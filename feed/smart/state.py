@@ -15,7 +15,6 @@ from feed.exceptions import FeedUnavailable
 from feed.selectors import hydrate_ids
 from feed.smart import materialized, pools
 from feed.smart.conf import smart_settings
-from feed.smart.schema import SOURCES
 from feed.smart.scoring import score
 from feed.speculative import speculative
 from toolkit.clock import iso_time, now_us
@@ -30,9 +29,9 @@ def state_of(user_id: int, top: int = 10) -> dict[str, Any]:
 
 def _pools(user_id: int, top: int, now: int) -> dict[str, Any]:
     try:
-        sizes = pools.sizes(user_id)
-        entries = {source: pools.best(user_id, source, top) for source in SOURCES}
-        state = pools.read_state(user_id)
+        meta = pools.read_meta(user_id)
+        sizes, state = meta.sizes, meta.state
+        entries = pools.best_of_each(user_id, top, sizes)
         affinities = pools.all_affinities(user_id)
     except FeedUnavailable as exc:
         return {"error": str(exc)}

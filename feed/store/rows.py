@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import happybase  # noqa: F401  (loads the Hbase_thrift module)
-from Hbase_thrift import BatchMutation, Mutation, TIncrement
+import happybase  # first: it loads the Hbase_thrift module
+from happybase.util import bytes_increment
+from Hbase_thrift import BatchMutation, Mutation, TIncrement, TScan
 
 from feed.store.pools import AnyCluster, run
 
@@ -83,8 +84,43 @@ def read_rows(cluster: AnyCluster, table: str, rows: Sequence[bytes], columns: S
 def scan(cluster: AnyCluster, table: str, prefix: bytes, columns: Sequence[bytes], *,
          limit: int | None = None, batch_size: int = 1000) -> list[tuple[bytes, Cells]]:
     """The rows under ``prefix`` in key order (at most ``limit``), with their cells of
-    ``columns``."""
+    ``columns`` (see :func:`scan_range`)."""
+    return scan_range(cluster, table, prefix, prefix_end(prefix), columns, limit=limit,
+                      batch_size=batch_size)
+
+
+def scan_range(cluster: AnyCluster, table: str, start: bytes, stop: bytes | None,
+               columns: Sequence[bytes], *, limit: int | None = None, batch_size: int = 1000,
+               ) -> list[tuple[bytes, Cells]]:
+    """The rows from ``start`` up to ``stop`` (excluded; None: the table's end) in key order,
+    at most ``limit``, with their cells of ``columns``. A batch that comes back short ends the
+    scan (the Thrift server fills a batch until its scanner runs out), so a scan that fits one
+    batch is three calls: open, one batch, close (happybase asks for one more, empty, batch
+    first)."""
     wanted = list(columns)
-    return run(cluster, lambda hbase: list(hbase.scan(
-        row_prefix=prefix, columns=wanted, limit=limit,
-        batch_size=min(batch_size, limit) if limit else batch_size)), table=table)
+    size = min(batch_size, limit) if limit else batch_size
+
+    def operation(hbase: happybase.Table) -> list[tuple[bytes, Cells]]:
+        client = hbase.connection.client
+        scanner = client.scannerOpenWithScan(
+            hbase.name, TScan(startRow=start, stopRow=stop, columns=wanted, caching=size), {})
+        found: list[tuple[bytes, Cells]] = []
+        try:
+            while limit is None or len(found) < limit:
+                asked = size if limit is None else min(size, limit - len(found))
+                batch = client.scannerGetList(scanner, asked)
+                found += [(item.row, {column: cell.value for column, cell in item.columns.items()})
+                          for item in batch]
+                if len(batch) < asked:
+                    break
+        finally:
+            client.scannerClose(scanner)
+        return found
+
+    return run(cluster, operation, table=table)
+
+
+def prefix_end(prefix: bytes) -> bytes | None:
+    """The first key after every key that starts with ``prefix`` (None: there is none)."""
+    end: bytes | None = bytes_increment(prefix)
+    return end

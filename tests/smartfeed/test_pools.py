@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pytest_django import Settings
+from thriftpy2.thrift import TClient
 
 from feed.smart import pools
 from feed.smart.pools import Insert
-from feed.smart.schema import affinity_column
+from feed.smart.schema import ENTRY, SOURCES, Source, affinity_column, pool_prefix
 from feed.smart.scoring import score
+from feed.store import rows
+from feed.store.pools import POOLS
 from tests.feed.helpers import new_user
 from toolkit.clock import now_us
 
@@ -71,3 +76,87 @@ def test_affinities_add_up_per_column() -> None:
     columns = [affinity_column("p", 11), affinity_column("b", 12)]
     assert pools.affinities([user, other], columns) == {user: 11, other: 0}
     assert pools.all_affinities(user) == {"p:11": 8, "b:12": 3}
+
+
+def _thrift_calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """The Thrift calls this process makes from now on, by name."""
+    calls: Counter[str] = Counter()
+    request = TClient._req
+
+    def counted(self: TClient, api: str, *args: object, **kwargs: object) -> object:
+        calls[api] += 1
+        return request(self, api, *args, **kwargs)
+
+    monkeypatch.setattr(TClient, "_req", counted)
+    return calls
+
+
+def _filled(user: int, per_source: dict[Source, int]) -> list[Insert]:
+    now = now_us()
+    inserts = [Insert(user, source, 1000 * n + pin, 0.1 + pin / 10, now - pin)
+               for n, (source, count) in enumerate(per_source.items())
+               for pin in range(count)]
+    pools.insert(inserts)
+    return inserts
+
+
+@pytest.mark.parametrize("per_source", [
+    {"following": 3, "repins": 0, "interests": 12, "related": 1},
+    {"following": 0, "repins": 0, "interests": 0, "related": 0},
+    {"following": 7, "repins": 7, "interests": 7, "related": 7},
+])
+def test_small_pools_are_read_by_one_scan_of_three_calls(
+        per_source: dict[Source, int], monkeypatch: pytest.MonkeyPatch) -> None:
+    user = new_user("sfp")
+    _filled(user, per_source)
+    expected = {source: pools.best(user, source, 5) for source in SOURCES}
+    meta = pools.read_meta(user)
+    assert meta.sizes == {source: per_source[source] for source in SOURCES}
+    calls = _thrift_calls(monkeypatch)
+    assert pools.best_of_each(user, 5, meta.sizes) == expected
+    assert calls == {"scannerOpenWithScan": 1, "scannerGetList": 1, "scannerClose": 1}
+
+
+def test_pools_counted_short_are_read_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counters that say less than the pools hold cost another scan of the pools the first
+    one may have cut, never entries."""
+    user = new_user("sfp")
+    _filled(user, {"following": 9, "repins": 2, "interests": 6, "related": 4})
+    expected = {source: pools.best(user, source, 5) for source in SOURCES}
+    calls = _thrift_calls(monkeypatch)
+    assert pools.best_of_each(user, 5, dict.fromkeys(SOURCES, 0)) == expected
+    assert calls["scannerOpenWithScan"] > 1
+
+
+@pytest.mark.parametrize(("per_source", "scans"), [
+    ({"following": 9, "repins": 0, "interests": 1, "related": 2}, 2),
+    ({"following": 1, "repins": 20, "interests": 2, "related": 0}, 2),
+    ({"following": 6, "repins": 4, "interests": 9, "related": 5}, 3),
+])
+def test_a_large_pool_ends_its_scan(per_source: dict[Source, int], scans: int,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pool counted beyond the entries asked for is read no further than them: the next
+    pool starts a scan of its own."""
+    monkeypatch.setattr(pools, "TOGETHER_SLACK", 0)
+    user = new_user("sfp")
+    _filled(user, per_source)
+    expected = {source: pools.best(user, source, 4) for source in SOURCES}
+    sizes = pools.read_meta(user).sizes
+    calls = _thrift_calls(monkeypatch)
+    assert pools.best_of_each(user, 4, sizes) == expected
+    assert calls["scannerOpenWithScan"] == scans
+
+
+@pytest.mark.parametrize(("entries", "limit", "batch", "batches"), [
+    (5, None, 2, 3), (6, 6, 3, 2), (6, 4, 3, 2), (2, 10, 1000, 1), (0, 3, 1000, 1)])
+def test_a_scan_reads_its_rows_in_batches_and_stops_at_a_short_one(
+        entries: int, limit: int | None, batch: int, batches: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    user = new_user("sfp")
+    keys = sorted(insert.key() for insert in _filled(user, {"related": entries}))
+    calls = _thrift_calls(monkeypatch)
+    found = rows.scan(POOLS, pools.pools_table(), pool_prefix(user, "related"), [ENTRY],
+                      limit=limit, batch_size=batch)
+    assert [key for key, _ in found] == keys[:limit]
+    assert all(cells.keys() == {ENTRY} for _, cells in found)
+    assert calls == {"scannerOpenWithScan": 1, "scannerGetList": batches, "scannerClose": 1}
