@@ -123,7 +123,7 @@ def _best_of_group(user_id: int, group: list[Source], limit: int, counted: dict[
     for key, data in found:
         candidate = _candidate(key, data.get(ENTRY, b""))
         scanned[candidate.source].append(candidate)
-    if len(found) == most:  # the scan may have stopped inside the last pool it reached
+    if found and len(found) == most:  # it may have stopped inside the last pool it reached
         reached = group.index(decode_pool_key(found[-1][0])[1])
         for source in group[reached:]:
             if len(scanned[source]) < limit:
