@@ -91,10 +91,11 @@ def chunk_size(state: dict[str, Any], now_us: int) -> int:
 
 
 def generate(user_id: int, now_us: int | None = None, limit: int | None = None) -> Chunk:
-    """The chunk of this visit: the user's state and pool sizes, then the best of every
-    source, by one scan of all the pools when they are small (:func:`pools.best_of_each`). At
-    most ``limit`` pins (the page's size): a chunk never spills past the page it is shown on,
-    so what it takes from the pools is all on that page."""
+    """The chunk of this visit: the user's state and pool sizes (one row), then the best of
+    every source, by as few scans as the pools' counted sizes allow (an empty or small pool
+    shares the scan of the pool after it: :func:`pools.best_of_each`). At most ``limit``
+    pins (the page's size): a chunk never spills past the page it is shown on, so what it
+    takes from the pools is all on that page."""
     started = time.perf_counter()
     now = now_us if now_us is not None else clock.now_us()
     celebrities = intake.celebrity_pins(user_id)
