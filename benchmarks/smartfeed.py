@@ -39,7 +39,7 @@ from benchmarks.measure import ratio, wait_until_quiet
 from feed.smart import generator, materialized, pools, service
 from feed.smart.conf import budget_seconds
 from feed.smart.pools import Insert, pools_table
-from feed.smart.schema import SOURCES, Shown, affinity_column, pool_prefix, user_row
+from feed.smart.schema import SOURCES, Shown, affinity_column, meta_row, pool_prefix, user_row
 from feed.store.pools import CLUSTERS, POOLS
 from feed.store.pools import run as run_on
 from pins.actions import create_board, create_pin, create_pinner
@@ -179,7 +179,7 @@ def _raw_scan(prefix: bytes, limit: int | None = None) -> None:
 
 def _raw_reads(user: int, prefixes: list[bytes], limit: int | None = None) -> None:
     """A user's meta row, then a raw scan of each of ``prefixes``: a chunk's reads, raw."""
-    run_on(POOLS, lambda hbase: hbase.row(user_row(user) + b"\x00"), table=pools_table())
+    run_on(POOLS, lambda hbase: hbase.row(meta_row(user)), table=pools_table())
     for prefix in prefixes:
         _raw_scan(prefix, limit)
 

@@ -43,6 +43,7 @@ from feed.store import rows
 from feed.store.pools import POOLS
 
 SCAN_BATCH = 1000
+_SIZE_COLUMNS = [size_column(source) for source in SOURCES]
 TOGETHER_SLACK = 32
 """:func:`best_of_each` scans a pool together with the next one when the pool is counted at
 most this many entries beyond the ones asked for: the scan reads it whole. An empty or small
@@ -158,8 +159,7 @@ def trim(user_id: int, source: Source) -> int:
 
 def sizes(user_id: int) -> dict[Source, int]:
     """The counted size of each of a user's pools."""
-    found = _meta(user_id, [size_column(source) for source in SOURCES])
-    return {source: decode_count(found.get(size_column(source))) for source in SOURCES}
+    return _sizes_in(_meta(user_id, _SIZE_COLUMNS))
 
 
 def clear(user_id: int) -> int:
@@ -215,7 +215,7 @@ def all_affinities(user_id: int) -> dict[str, int]:
 
 def read_state(user_id: int) -> dict[str, Any]:
     """The generator's state of a user (``{}`` before the first delivered chunk)."""
-    return read_meta(user_id).state
+    return _state_in(_meta(user_id, [STATE]))
 
 
 @dataclass(frozen=True)
@@ -230,10 +230,17 @@ class Meta:
 def read_meta(user_id: int) -> Meta:
     """The generator's state (``{}`` before the first delivered chunk) and the counted size
     of each pool, in one row read."""
-    found = _meta(user_id, [STATE, *(size_column(source) for source in SOURCES)])
-    raw = found.get(STATE)
-    return Meta(dict(json.loads(raw)) if raw else {},
-                {source: decode_count(found.get(size_column(source))) for source in SOURCES})
+    found = _meta(user_id, [STATE, *_SIZE_COLUMNS])
+    return Meta(_state_in(found), _sizes_in(found))
+
+
+def _state_in(meta: dict[bytes, bytes]) -> dict[str, Any]:
+    raw = meta.get(STATE)
+    return dict(json.loads(raw)) if raw else {}
+
+
+def _sizes_in(meta: dict[bytes, bytes]) -> dict[Source, int]:
+    return {source: decode_count(meta.get(size_column(source))) for source in SOURCES}
 
 
 def pulled_mark(user_id: int) -> int | None:
@@ -286,7 +293,6 @@ def _add_sizes(counts: dict[tuple[int, Source], int], *,
         by_user[user].append(source)
     users = list(by_user)
     meta_rows = [meta_row(user) for user in users]
-    found = rows.read_rows(POOLS, pools_table(), meta_rows,
-                           [size_column(source) for source in SOURCES])
-    return {(user, source): decode_count(found.get(row, {}).get(size_column(source)))
+    found = rows.read_rows(POOLS, pools_table(), meta_rows, _SIZE_COLUMNS)
+    return {(user, source): _sizes_in(found.get(row, {}))[source]
             for user, row in zip(users, meta_rows, strict=True) for source in by_user[user]}

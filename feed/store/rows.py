@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import happybase  # first: it loads the Hbase_thrift module
+from happybase.table import make_row
 from happybase.util import bytes_increment
 from Hbase_thrift import BatchMutation, Mutation, TIncrement, TScan
 
@@ -109,8 +110,7 @@ def scan_range(cluster: AnyCluster, table: str, start: bytes, stop: bytes | None
             while limit is None or len(found) < limit:
                 asked = size if limit is None else min(size, limit - len(found))
                 batch = client.scannerGetList(scanner, asked)
-                found += [(item.row, {column: cell.value for column, cell in item.columns.items()})
-                          for item in batch]
+                found += [(item.row, make_row(item.columns, False)) for item in batch]
                 if len(batch) < asked:
                     break
         finally:
