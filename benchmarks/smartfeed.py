@@ -1,14 +1,16 @@
 """``manage.py bench smartfeed``: the smart feed's figures beside the raw ceiling of the HBase
 servers underneath, measured in the same run on the configured stack.
 
-* **pool inserts**: a fanout chunk's pool writes (``pools.insert``: one batch put, one counter
-  increment, one counter read) and the worker's whole chunk (plus the affinity read and the
-  scoring), as entries per second, beside a raw happybase batch put of as many rows to the same
-  pools table;
+* **pool inserts**: a fanout chunk's pool writes (``pools.insert`` with the sizes counted
+  before: one batch put, one counter increment) and the worker's whole chunk (plus the read of
+  the affinities and sizes), as entries per second, beside a raw happybase batch put of as many
+  rows to the same pools table;
 * **generator chunk** p50/p99 beside one raw prefix scan of a pool, and beside the same five
   calls (the state's row read and four scans) made raw; and on small pools (30 entries, one
   pool), where it reads every pool by one scan, beside the meta row and one scan made raw
-  and beside the meta row and a scan a pool;
+  and beside the meta row and a scan a pool; then the same on the readers' rows once they are
+  in stored files (the pools table flushed, as a long-lived cluster holds most rows), with
+  the HBase JVMs' CPU per call and whether the table's families have the block cache on;
 * **home-feed page** p50/p99 with the generator healthy and with it stalled (sleeping past the
   budget), beside a raw read of the materialized feed's row;
 * **availability**: home-feed reads while the pools cluster (``hbase3`` stopped), the generator
@@ -33,6 +35,7 @@ import dramatiq
 from django.conf import settings
 from django.core.management.base import CommandParser
 
+from benchmarks import cpu
 from benchmarks.measure import latency as _latency
 from benchmarks.measure import rate as _rate
 from benchmarks.measure import ratio, wait_until_quiet
@@ -40,7 +43,7 @@ from feed.smart import generator, materialized, pools, service
 from feed.smart.conf import budget_seconds
 from feed.smart.pools import Insert, pools_table
 from feed.smart.schema import SOURCES, Shown, affinity_column, meta_row, pool_prefix, user_row
-from feed.store.pools import CLUSTERS, POOLS
+from feed.store.pools import CLUSTERS, POOLS, ddl_connection
 from feed.store.pools import run as run_on
 from pins.actions import create_board, create_pin, create_pinner
 from pins.demo import demo_pictures
@@ -90,6 +93,8 @@ def run(inserts: int = 20_000, samples: int = 300, reads: int = 20_000,
         small = users[200:400]
         _fill_small(small, pins)
         figures["generator_small_pools"] = _generator_small(small, samples)
+        progress("generator on stored rows")
+        figures["generator_stored"] = _generator_stored(readers, samples)
         progress("home-feed pages")
         figures["home_page"] = _pages(readers, samples)
         progress("availability")
@@ -125,13 +130,13 @@ def _inserts(users: list[int], pins: list[int], total: int) -> dict[str, Any]:
     now = now_us()
     columns = [affinity_column("p", 1), affinity_column("b", 2), affinity_column("i", 3)]
 
-    def pool_writes(n: int) -> None:
+    def pool_writes(n: int, counted: dict[int, pools.Counts] | None = None) -> None:
         pools.insert([Insert(user, "following", pins[n % len(pins)], 1.0, now - n)
-                      for user in chunk])
+                      for user in chunk],
+                     {user: found.sizes for user, found in (counted or {}).items()})
 
     def worker_chunk(n: int) -> None:
-        pools.affinities(chunk, columns)
-        pool_writes(n)
+        pool_writes(n, pools.counts(chunk, columns, ["following"]))
 
     def raw(n: int) -> None:
         def put(hbase: Any) -> None:
@@ -200,6 +205,35 @@ def _generator(readers: list[int], samples: int) -> dict[str, Any]:
             "raw_same_calls": same.to_json(),
             "ratio_p50_vs_scan": ratio(scan.p50_us, chunk.p50_us),
             "ratio_p50_vs_same_calls": ratio(same.p50_us, chunk.p50_us)}
+
+
+def _generator_stored(readers: list[int], samples: int) -> dict[str, Any]:
+    """:func:`_generator`'s figures once the pools table is flushed: the rows read from stored
+    files, through the block cache when the families have it on (``feed init`` asks for it;
+    tables made before may not have it). Each figure with the HBase JVMs' CPU per call."""
+    from devstack import Stack
+    from devstack.hbase import admin
+
+    admin.run(Stack(settings.PROFILE).service("hbase3"), "flush", pools_table())
+    with ddl_connection(POOLS) as conn:
+        cached = {family.decode().rstrip(":"): bool(options["block_cache_enabled"])
+                  for family, options in conn.table(pools_table()).families().items()}
+
+    def measured(call: Callable[[int], object]) -> dict[str, Any]:
+        before = cpu.snapshot()
+        timing = _latency(call, samples)
+        spent = cpu.used(before, cpu.snapshot(), cpu.store_of)
+        return {**timing.to_json(), "hbase_cpu_ms": round(spent.by_group["hbase"] / samples, 3)}
+
+    def raw_same_calls(n: int) -> None:
+        user = readers[n % len(readers)]
+        _raw_reads(user, [pool_prefix(user, source) for source in SOURCES], 90)
+
+    wait_until_quiet()
+    chunk = measured(lambda n: generator.generate(readers[n % len(readers)]))
+    same = measured(raw_same_calls)
+    return {"block_cache": cached, "generator": chunk, "raw_same_calls": same,
+            "ratio_p50_vs_same_calls": ratio(same["p50_us"], chunk["p50_us"])}
 
 
 SMALL_POOL = 30

@@ -44,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_pair.add_argument("kind", choices=["mysql", "redis"])
     add_pair.add_argument("name", help="mysql003 … mysql009, redis003 … redis009")
     hbase = commands.add_parser("hbase", parents=[common],
-                                help="flush, major-compact or list the regions of a table")
+                                help="flush, major-compact, list the regions of a table or turn "
+                                     "its block cache on")
     hbase.add_argument("cluster", help="the cluster's gateway: hbase1, hbase2 or hbase3")
     hbase.add_argument("action", choices=hbase_admin.COMMANDS)
     hbase.add_argument("table", help="e.g. pinsite_feed")

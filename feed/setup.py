@@ -17,7 +17,7 @@ def init_tables() -> dict[str, str]:
     outcome: dict[str, str] = {}
     for cluster in CLUSTERS:
         try:
-            outcome[cluster] = "created" if ensure_table(cluster) else "exists"
+            outcome[cluster] = ensure_table(cluster)
         except FeedUnavailable as exc:
             outcome[cluster] = f"unavailable: {exc}"
     return outcome

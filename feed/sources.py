@@ -25,7 +25,7 @@ from graph.interests import followed_interests, iter_interest_followers
 from pins.interest_pins import interest_pin_ids
 from pins.interests import interest, interest_by_id
 from pins.related import related_pins
-from pins.selectors import pins_by_id, repin_count, sample_pinner_ids
+from pins.selectors import pins_by_id, repin_count, repin_counts, sample_pinner_ids
 from pins.types import BOARD_HAS_PINS, USER_HAS_BOARDS, USER_HAS_PINS
 from sharding import mappings, objects
 from sharding.mappings import MAX_PAGE
@@ -243,6 +243,7 @@ __all__ = [
     "pins_by_id",
     "related_pins",
     "repin_count",
+    "repin_counts",
     "sample_pinner_ids",
     "user_followers",
     "user_pin_ids",

@@ -247,6 +247,16 @@ def repin_count(pin_id: int | str) -> int:
     return _count(PIN_HAS_REPINS, pin_id)
 
 
+def repin_counts(pin_ids: Iterable[int | str]) -> dict[int, int]:
+    """The repin count of each of several pins (one cache read, then one query per host for
+    the counts it did not hold)."""
+    owners = [parse_id(pin_id, PIN_HAS_REPINS.from_type) for pin_id in pin_ids]
+    try:
+        return mappings.counts(PIN_HAS_REPINS, owners)
+    except ShardNotOpen as exc:
+        raise NotFound(f"No pin among {owners}: a shard is not open.") from exc
+
+
 def _page(table: MappingTable, from_id: int | str, limit: int | None, after: str | None,
           build: Callable[[int, JSONObject], T]) -> Page[T]:
     owner = parse_id(from_id, table.from_type)

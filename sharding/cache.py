@@ -260,14 +260,16 @@ def put_list_heads(misses: Misses, table: str, heads: dict[int, ListHead]) -> No
     misses.fill({list_key(table, from_id): entries for from_id, entries in heads.items()})
 
 
-def get_count(table: str, from_id: int) -> tuple[int | None, Misses]:
-    found, misses = lists_pool.read([count_key(table, from_id)])
-    value = found.get(count_key(table, from_id))
-    return None if value is None else int(value), misses
+def get_counts(table: str, from_ids: Iterable[int]) -> tuple[dict[int, int], Misses]:
+    """The cached lengths of several lists (one round trip); lists not cached are absent, and
+    are the misses to fill."""
+    names = {count_key(table, from_id): from_id for from_id in from_ids}
+    found, misses = lists_pool.read(names)
+    return {names[name]: int(value) for name, value in found.items()}, misses
 
 
-def put_count(misses: Misses, table: str, from_id: int, count: int) -> None:
-    misses.fill({count_key(table, from_id): count})
+def put_counts(misses: Misses, table: str, counts: dict[int, int]) -> None:
+    misses.fill({count_key(table, from_id): count for from_id, count in counts.items()})
 
 
 def forget_list(table: str, from_id: int) -> None:

@@ -479,14 +479,22 @@ def iterate(table: MappingTable, from_id: int, chunk: int = MAX_PAGE) -> Iterato
 
 def count(table: MappingTable, from_id: int) -> int:
     """The exact length of ``from_id``'s list (cached until the list changes)."""
-    cached, misses = cache.get_count(table.name, from_id) if table.cached else (None, None)
-    if cached is not None:
-        return cached
-    alias, name, _ = _location(table, from_id)
-    with cursor(alias) as c:
-        c.execute(f"SELECT COUNT(*) FROM {name} WHERE from_id = %s", [from_id])
-        total = int(c.fetchone()[0])
-    if misses is not None and not in_transaction(alias):
-        cache.put_count(misses, table.name, from_id, total)
-    return total
+    return counts(table, [from_id])[from_id]
+
+
+def counts(table: MappingTable, from_ids: Iterable[int]) -> dict[int, int]:
+    """The exact length of each of several lists (cached until the list changes): one cache
+    read, then one query per host for the lists it did not hold."""
+    wanted = list(dict.fromkeys(from_ids))
+    found, misses = cache.get_counts(table.name, wanted) if table.cached else ({}, None)
+    for alias, lists in by_host(table, [f for f in wanted if f not in found]).items():
+        sql = " UNION ALL ".join(f"(SELECT %s, COUNT(*) FROM {name} WHERE from_id = %s)"
+                                 for _, name in lists)
+        with cursor(alias) as c:
+            c.execute(sql, [value for from_id, _ in lists for value in (from_id, from_id)])
+            selected = {int(from_id): int(total) for from_id, total in c.fetchall()}
+        found.update(selected)
+        if misses is not None and not in_transaction(alias):
+            cache.put_counts(misses, table.name, selected)
+    return found
 

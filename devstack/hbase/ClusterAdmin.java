@@ -5,9 +5,13 @@
 //   java -cp <classes>:<gateway conf>:<HBase jars> ClusterAdmin flush TABLE
 //   java -cp <classes>:<gateway conf>:<HBase jars> ClusterAdmin major-compact TABLE
 //   java -cp <classes>:<gateway conf>:<HBase jars> ClusterAdmin regions TABLE
+//   java -cp <classes>:<gateway conf>:<HBase jars> ClusterAdmin block-cache TABLE
 //
 // major-compact flushes the memstores first (a compaction only rewrites files) and returns
 // once every region of TABLE has been major-compacted since the command started.
+// block-cache turns the region servers' block cache on for every family of TABLE that has it
+// off (a table created through the Thrift gateway without asking for it), prints each family
+// it changed, and returns once the table's regions have reopened with it.
 
 import java.util.List;
 
@@ -15,6 +19,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.CompactionState;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
@@ -25,16 +31,21 @@ public class ClusterAdmin {
 
     public static void main(String[] args) throws Exception {
         if (args.length != 2) {
-            System.err.println("usage: ClusterAdmin flush|major-compact|regions TABLE");
+            System.err.println("usage: ClusterAdmin flush|major-compact|regions|block-cache TABLE");
             System.exit(2);
         }
         Configuration conf = HBaseConfiguration.create();
         TableName table = TableName.valueOf(args[1]);
         try (Connection connection = ConnectionFactory.createConnection(conf);
              Admin admin = connection.getAdmin()) {
+            if (!admin.tableExists(table)) {
+                System.err.println("no table " + table + " on this cluster");
+                System.exit(1);
+            }
             switch (args[0]) {
                 case "flush" -> admin.flush(table);
                 case "major-compact" -> majorCompact(admin, table);
+                case "block-cache" -> blockCache(admin, table);
                 case "regions" -> {
                     List<RegionInfo> regions = admin.getRegions(table);
                     for (RegionInfo region : regions) {
@@ -46,6 +57,17 @@ public class ClusterAdmin {
                     System.exit(2);
                 }
             }
+        }
+    }
+
+    private static void blockCache(Admin admin, TableName table) throws Exception {
+        for (ColumnFamilyDescriptor family : admin.getDescriptor(table).getColumnFamilies()) {
+            if (family.isBlockCacheEnabled()) {
+                continue;
+            }
+            admin.modifyColumnFamily(table, ColumnFamilyDescriptorBuilder.newBuilder(family)
+                    .setBlockCacheEnabled(true).build());
+            System.out.println(family.getNameAsString() + ": block cache on");
         }
     }
 

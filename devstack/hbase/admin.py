@@ -1,5 +1,6 @@
 """What an operator does to a cluster beyond the Thrift gateway: flush a table's memstores,
-major-compact it (and wait until it is done), list its regions. Runs ``ClusterAdmin.java``
+major-compact it (and wait until it is done), list its regions, turn the block cache on for
+its families (for tables created before the feed asked for it). Runs ``ClusterAdmin.java``
 with HBase's own Admin API, configured by the gateway's ``hbase-site.xml``."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from devstack.hbase.service import JDK11_FLAGS, QUICK_JIT, HBaseThrift
 from devstack.service import Service
 
 SOURCE = Path(__file__).with_name("ClusterAdmin.java")
-COMMANDS = ("flush", "major-compact", "regions")
+COMMANDS = ("flush", "major-compact", "regions", "block-cache")
 TIMEOUT = 180.0
 
 

@@ -135,7 +135,10 @@ def _pulled_candidates(celebrities: intake.CelebrityPins | None,
 def delivered(state: dict[str, Any], at_us: int, size: int, composition: dict[str, int],
               ) -> dict[str, Any]:
     """The state after a chunk was shown at ``at_us``: the recent compositions, and its time
-    and size unless a later chunk was recorded first (queue messages may come late)."""
+    and size unless a later chunk was recorded first (queue messages may come late).
+    Unchanged if this chunk was recorded already (a message delivered twice)."""
+    if any(int(item["at_us"]) == at_us for item in state.get("history", [])):
+        return state
     history = sorted([{"at_us": at_us, "size": size, "sources": composition},
                       *state.get("history", [])], key=lambda item: -int(item["at_us"]))
     state = {**state, "history": history[:HISTORY]}

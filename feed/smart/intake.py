@@ -2,15 +2,17 @@
 
 - A new pin goes to its board's followers (source ``following``; ``repins`` for a repin, the
   repins of followed pinners) and to the followers of its interest (``interests``), a chunk of
-  users per message. Each chunk costs one read of the users' affinities and one batch put.
+  users per message. Each chunk costs one read of the users' affinities and pool sizes and
+  one batch put (the entries and the pools' new sizes).
 - A repin raises the repinner's affinity to the source's pinner, board and interest, and puts
   the source's most related pins into the repinner's ``related`` pool.
 - A follow of a user, a board or an interest puts the target's newest pins into the
-  follower's pool (``BACKFILL_PINS`` per board or interest), then raises the affinity. An
-  unfollow purges the pools it fed (the board's pins, the pinner's pins on boards no longer
-  followed, or the interest's pins; a pin that also came through another source stays in that
-  source's pool), then takes the affinity back. Affinity points come last, so a message
-  retried because its pool work failed does not count them twice.
+  follower's pools (``BACKFILL_PINS`` per board or interest), scored with the follow's
+  affinity points, which one increment adds after the put (three calls): a message retried
+  because the put failed does not count them twice. An unfollow
+  purges the pools it fed (the board's pins, the pinner's pins on boards no longer followed,
+  or the interest's pins; a pin that also came through another source stays in that source's
+  pool), then takes the affinity back.
 
 >>> insert_pin(pin_id, "following", [alice, bob])
 []
@@ -18,7 +20,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 
@@ -62,40 +64,57 @@ def insert_pin(pin_id: int, source: Source, user_ids: Sequence[int]) -> list[tup
     if pin is None or not user_ids:
         return []
     repins = sources.repin_count(pin.id)
-    points = pools.affinities(user_ids, affinity_columns(pin))
+    columns = affinity_columns(pin)
+    counted = pools.counts(user_ids, columns, [source])
     weights = smart_settings.SOURCE_WEIGHTS
-    return pools.insert([Insert(user, source, pin.id, quality(source, points[user], repins,
-                                                               weights), pin.created_us)
-                         for user in user_ids])
+    return pools.insert([Insert(user, source, pin.id,
+                                quality(source, counted[user].total(columns), repins, weights),
+                                pin.created_us)
+                         for user in user_ids],
+                        {user: found.sizes for user, found in counted.items()})
 
 
-def insert_for_user(user_id: int, source: Source, pin_ids: Iterable[int],
-                    pending: Points | None = None) -> list[tuple[int, Source]]:
-    """Score several pins for one user and put them into one pool (backfills, rebuilds);
-    ``pending`` are affinity points not stored yet that the scores count already."""
-    return pools.insert(score_for_user(user_id, source, pin_ids, pending))
+def insert_for_user(user_id: int, pin_ids: Mapping[Source, Iterable[int]],
+                    adding: Points | None = None) -> list[tuple[int, Source]]:
+    """Score pins for one user and put each source's into its pool (backfills, rebuilds):
+    one read of the user's affinities and pool sizes, one batch put. ``adding`` are affinity
+    points the scores count, which one increment adds after the put."""
+    entries, counted = _scored(user_id, pin_ids, adding)
+    return pools.insert(entries, {user_id: counted.sizes} if counted else {},
+                        {user_id: adding} if adding else None)
 
 
-def score_for_user(user_id: int, source: Source, pin_ids: Iterable[int],
-                   pending: Points | None = None) -> list[Insert]:
-    """Several pins scored for one user's pool of ``source``, not written yet; ``pending``
-    as for :func:`insert_for_user`."""
-    pins = [pin for pin in sources.pins_by_id(pin_ids).values() if pin.pinner_id != user_id]
+def score_for_user(user_id: int, source: Source, pin_ids: Iterable[int]) -> list[Insert]:
+    """Several pins scored for one user's pool of ``source``, not written yet."""
+    return _scored(user_id, {source: pin_ids})[0]
+
+
+def _scored(user_id: int, pin_ids: Mapping[Source, Iterable[int]], adding: Points | None = None,
+            ) -> tuple[list[Insert], pools.Counts | None]:
+    """The pins scored for the user's pools (the user's own left out), counting ``adding``
+    beside the stored affinities, and what was read of the user's meta row (None if
+    nothing: no pins)."""
+    wanted = {source: list(dict.fromkeys(ids)) for source, ids in pin_ids.items()}
+    found = sources.pins_by_id({pin_id for ids in wanted.values() for pin_id in ids})
+    pins = [(source, found[pin_id]) for source, ids in wanted.items() for pin_id in ids
+            if pin_id in found and found[pin_id].pinner_id != user_id]
     if not pins:
-        return []
-    columns = sorted({column for pin in pins for column in affinity_columns(pin)})
-    have = pools.affinity_points(user_id, columns)
-    for (kind, object_id), amount in (pending or {}).items():
+        return [], None
+    columns = sorted({column for _, pin in pins for column in affinity_columns(pin)})
+    counted = pools.counts([user_id], columns, wanted)[user_id]
+    have = dict(counted.points)
+    for (kind, object_id), amount in (adding or {}).items():
         column = affinity_column(kind, object_id)
         have[column] = have.get(column, 0) + amount
+    repins = sources.repin_counts(pin.id for _, pin in pins)
     weights = smart_settings.SOURCE_WEIGHTS
     entries = []
-    for pin in pins:
+    for source, pin in pins:
         points = sum(have.get(column, 0) for column in affinity_columns(pin))
         entries.append(Insert(user_id, source, pin.id,
-                              quality(source, points, sources.repin_count(pin.id), weights),
+                              quality(source, points, repins[pin.id], weights),
                               pin.created_us))
-    return entries
+    return entries, counted
 
 
 @dataclass(frozen=True)
@@ -134,7 +153,7 @@ def keep_celebrities(user_id: int, pin_ids: Sequence[int],
     what it pulled)."""
     if mark_us <= (pools.pulled_mark(user_id) or 0):
         return []
-    due = insert_for_user(user_id, "following", pin_ids)
+    due = insert_for_user(user_id, {"following": pin_ids})
     pools.set_pulled_mark(user_id, mark_us)
     return due
 
@@ -157,44 +176,39 @@ def _pool_related(repin: Pin) -> list[tuple[int, Source]]:
         return []
     related = [pin.id for pin, _ in sources.related_pins(repin.source_pin_id,
                                                  limit=smart_settings.number("RELATED_PINS"))]
-    return insert_for_user(repin.pinner_id, "related", related)
+    return insert_for_user(repin.pinner_id, {"related": related})
 
 
 def follow(follower_id: int, target_kind: str, target_id: int, action: str,
            ) -> list[tuple[int, Source]]:
-    """A follow or unfollow of a user or board: affinity; a follow's backfill."""
+    """A follow or unfollow of a user or board: a follow's backfill and affinity; an
+    unfollow's purge, then the affinity taken back."""
     kind: Affinity = "p" if target_kind == "user" else "b"
+    points: Points = {(kind, target_id): POINTS["follow"]}
     if action != "follow":
         _purge_unfollowed(follower_id, kind, target_id)
-        due: list[tuple[int, Source]] = []
-    else:
-        points: Points = {(kind, target_id): POINTS["follow"]}
-        boards, users = ([target_id], []) if kind == "b" else ([], [target_id])
-        due = _backfill_following(follower_id, boards, users, points)
-    return _settle(follower_id, (kind, target_id), action, due)
+        pools.add_affinity(follower_id, _negated(points))
+        return []
+    boards, users = ([target_id], []) if kind == "b" else ([], [target_id])
+    return _backfill_following(follower_id, boards, users, points)
 
 
 def interest_follow(follower_id: int, interest_id: int, action: str,
                     ) -> list[tuple[int, Source]]:
-    """A follow or unfollow of an interest: affinity; a follow's backfill."""
-    due: list[tuple[int, Source]] = []
+    """A follow or unfollow of an interest: a follow's backfill and affinity; an unfollow's
+    purge, then the affinity taken back."""
+    points: Points = {("i", interest_id): POINTS["follow"]}
     if action != "follow":
         with suppress(LookupError):
             slug = sources.interest_by_id(interest_id).slug
             purge(follower_id, ("interests",), lambda pin: pin.interest == slug)
-    else:
-        due = insert_for_user(follower_id, "interests", _interest_pins(interest_id),
-                              {("i", interest_id): POINTS["follow"]})
-    return _settle(follower_id, ("i", interest_id), action, due)
+        pools.add_affinity(follower_id, _negated(points))
+        return []
+    return insert_for_user(follower_id, {"interests": _interest_pins(interest_id)}, points)
 
 
-def _settle(follower_id: int, target: tuple[Affinity, int], action: str,
-            due: list[tuple[int, Source]]) -> list[tuple[int, Source]]:
-    """A follow's affinity points, added (or taken back) after the pools' work: a message
-    retried because that work failed does not count them twice."""
-    sign = 1 if action == "follow" else -1
-    pools.add_affinity(follower_id, {target: sign * POINTS["follow"]})
-    return due
+def _negated(points: Points) -> Points:
+    return {target: -amount for target, amount in points.items()}
 
 
 def rebuild(user_id: int) -> dict[str, int]:
@@ -207,7 +221,7 @@ def rebuild(user_id: int) -> dict[str, int]:
         boards = sorted(sources.followed_boards(user_id))
         _backfill_following(user_id, boards, [])
         for topic in sources.followed_interests(user_id):
-            insert_for_user(user_id, "interests", _interest_pins(topic.id))
+            insert_for_user(user_id, {"interests": _interest_pins(topic.id)})
         saved = sources.user_pin_ids(user_id, 20)
         for pin in sources.pins_by_id(saved).values():
             _pool_related(pin)
@@ -255,9 +269,10 @@ def _targets(pin: Pin, points: int) -> Points:
 
 
 def _backfill_following(user_id: int, boards: Sequence[int], users: Sequence[int],
-                        pending: Points | None = None) -> list[tuple[int, Source]]:
+                        adding: Points | None = None) -> list[tuple[int, Source]]:
     """Put the newest pins of ``boards`` and of ``users`` into the user's pools, each through
-    its source (``following``, or ``repins`` for repins)."""
+    its source (``following``, or ``repins`` for repins); ``adding`` as for
+    :func:`insert_for_user`."""
     limit = smart_settings.number("BACKFILL_PINS")
     pin_ids: list[int] = []
     for board in boards:
@@ -267,10 +282,7 @@ def _backfill_following(user_id: int, boards: Sequence[int], users: Sequence[int
     by_source: dict[Source, list[int]] = {"following": [], "repins": []}
     for pin_id, pin in sources.pins_by_id(pin_ids).items():
         by_source[source_of(pin)].append(pin_id)
-    due: list[tuple[int, Source]] = []
-    for source, ids in by_source.items():
-        due += insert_for_user(user_id, source, ids, pending)
-    return due
+    return insert_for_user(user_id, by_source, adding)
 
 
 def _interest_pins(interest_id: int) -> list[int]:

@@ -1,10 +1,15 @@
 """The pools: per-user, per-source priority queues on the pools cluster (``hbase3``).
 
 Rows sort best first (:mod:`feed.smart.schema`), so taking the best ``n`` is one prefix scan.
-Each user's pool per source keeps its best ``POOL_CAP`` entries: inserts add to a size counter
+Each user's pool per source keeps its best ``POOL_CAP`` entries: each pool's size is counted
 in the user's meta row, and a pool that reached ``POOL_CAP + POOL_SLACK`` is trimmed (by the
-worker, off the insert path). The counters are approximate (an entry put twice counts twice);
-a trim sets them right. Affinities and the generator's state live in the same meta row.
+worker, off the insert path). An insert writes the size it read plus its entries with the
+entries themselves, in one batch: HBase runs an ``incrementRows`` as one increment a cell,
+each a read and a write of its own, about ten times the cost of putting the cell. The
+counters are therefore approximate (an entry put twice counts twice; inserts into one pool at
+the same time may count one another short); a trim sets them right, and a counter that counts
+short costs the generator a scan, never an entry. Removals subtract by increment. Affinities
+and the generator's state live in the same meta row; affinity points are exact (increments).
 Every driver error is :class:`~feed.exceptions.FeedUnavailable`.
 
 >>> insert([Insert(alice, "interests", pin_id, quality=1.2, created_us=now)])
@@ -16,12 +21,12 @@ Every driver error is :class:`~feed.exceptions.FeedUnavailable`.
 from __future__ import annotations
 
 import json
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from feed.schema import decode_count
+from feed.schema import COUNT, decode_count
 from feed.smart import schema
 from feed.smart.conf import pool_cap, pool_slack, smart_settings, table
 from feed.smart.schema import (
@@ -71,16 +76,30 @@ def pools_table() -> str:
     return table("pools")
 
 
-def insert(entries: Sequence[Insert]) -> list[tuple[int, Source]]:
-    """Put entries into pools (one batch), count them, and return the ``(user, source)``
-    pools now due a trim."""
-    if not entries:
-        return []
-    rows.write(POOLS, pools_table(), puts={
+def insert(entries: Sequence[Insert],
+           counted: Mapping[int, Mapping[Source, int]] | None = None,
+           points: Mapping[int, Mapping[tuple[Affinity, int], int]] | None = None,
+           ) -> list[tuple[int, Source]]:
+    """Put entries into pools with their pools' new sizes (one batch): the sizes ``counted``
+    before (:func:`counts`, read with the affinities the entries were scored by; read here
+    when not given, one more call) plus the entries. Then add ``points`` (user → affinity →
+    points) to the users' affinities (one ``incrementRows``, after the put: a message retried
+    because the put failed counts nothing twice). Returns the ``(user, source)`` pools now
+    due a trim."""
+    added = Counter((entry.user_id, entry.source) for entry in entries)
+    if counted is None:
+        users = list(dict.fromkeys(user for user, _ in added))
+        counted = {user: found.sizes for user, found in
+                   counts(users, [], {source for _, source in added}).items()}
+    sizes = {(user, source): counted.get(user, {}).get(source, 0) + amount
+             for (user, source), amount in added.items()}
+    puts: dict[bytes, dict[bytes, bytes]] = {
         entry.key(): {ENTRY: ENTRY_VALUE.pack(entry.quality, entry.created_us)}
-        for entry in entries})
-    counts = Counter((entry.user_id, entry.source) for entry in entries)
-    sizes = _add_sizes(counts)
+        for entry in entries}
+    for (user, source), size in sizes.items():
+        puts.setdefault(meta_row(user), {})[size_column(source)] = COUNT.pack(size)
+    rows.write(POOLS, pools_table(), puts=puts)
+    _count({}, points)
     limit = pool_cap() + pool_slack()
     return [pool for pool, size in sizes.items() if size >= limit]
 
@@ -133,13 +152,21 @@ def _best_of_group(user_id: int, group: list[Source], limit: int, counted: dict[
 
 
 def remove(keys: Iterable[bytes]) -> int:
-    """Delete pool entries by key (taken or dropped by the generator); counts them out."""
+    """Delete pool entries by key (dropped by the generator, purged); counts them out."""
+    return _remove(keys, {})
+
+
+def take(user_id: int, keys: Iterable[bytes], state: dict[str, Any]) -> int:
+    """After a visit: delete the entries it took and write the user's new generator ``state``
+    in one batch, then count the entries out; returns how many went."""
+    return _remove(keys, {meta_row(user_id): {STATE: _state_value(state)}})
+
+
+def _remove(keys: Iterable[bytes], puts: dict[bytes, dict[bytes, bytes]]) -> int:
     removed = list(dict.fromkeys(keys))
-    if not removed:
-        return 0
-    _delete_entries(removed)
-    counts = Counter(decode_pool_key(row)[:2] for row in removed)
-    _add_sizes({pool: -amount for pool, amount in counts.items()}, read_back=False)
+    rows.write(POOLS, pools_table(), puts=puts, deletes=dict.fromkeys(removed, (ENTRY,)))
+    gone = Counter(decode_pool_key(row)[:2] for row in removed)
+    _count({pool: -amount for pool, amount in gone.items()})
     return len(removed)
 
 
@@ -153,7 +180,7 @@ def trim(user_id: int, source: Source) -> int:
     counted = sizes(user_id).get(source, 0)
     kept = len(keys) - len(excess)
     if counted != kept:
-        _add_sizes({(user_id, source): kept - counted}, read_back=False)
+        _count({(user_id, source): kept - counted})
     return len(excess)
 
 
@@ -168,7 +195,7 @@ def clear(user_id: int) -> int:
     remove(keys)
     for source, size in sizes(user_id).items():
         if size:
-            _add_sizes({(user_id, source): -size}, read_back=False)
+            _count({(user_id, source): -size})
     return len(keys)
 
 
@@ -179,17 +206,30 @@ def forget(user_id: int) -> None:
     rows.delete_row(POOLS, pools_table(), meta_row(user_id))
 
 
-def affinities(user_ids: Sequence[int], columns: Sequence[bytes]) -> dict[int, int]:
-    """Each user's affinity points summed over ``columns`` (one multi-row read)."""
-    if not user_ids:
-        return {}
-    meta_rows = [meta_row(user) for user in user_ids]
-    found = rows.read_rows(POOLS, pools_table(), meta_rows, columns)
-    points = {}
-    for user, row in zip(user_ids, meta_rows, strict=True):
-        cells = found.get(row, {})
-        points[user] = sum(decode_count(cells.get(column)) for column in columns)
-    return points
+@dataclass(frozen=True)
+class Counts:
+    """What an insert reads of a user's meta row before it scores: the points of the
+    affinity columns it asked for, and the counted sizes of the pools it asked for."""
+
+    points: dict[bytes, int]
+    sizes: dict[Source, int]
+
+    def total(self, columns: Iterable[bytes]) -> int:
+        """The points summed over ``columns``."""
+        return sum(self.points.get(column, 0) for column in columns)
+
+
+def counts(user_ids: Sequence[int], columns: Sequence[bytes],
+           sources: Iterable[Source] = SOURCES) -> dict[int, Counts]:
+    """Each user's points of the affinity ``columns`` and counted sizes of the pools of
+    ``sources`` (one multi-row read; nothing for no users). A column that a row lacks costs
+    the region server more than one it holds, so only the columns needed are asked for."""
+    wanted = [source for source in SOURCES if source in set(sources)]
+    found = _meta_rows(user_ids, [*columns, *(size_column(source) for source in wanted)])
+    return {user: Counts({column: decode_count(cells.get(column)) for column in columns},
+                         {source: decode_count(cells.get(size_column(source)))
+                          for source in wanted})
+            for user, cells in found.items()}
 
 
 def affinity_points(user_id: int, columns: Sequence[bytes]) -> dict[bytes, int]:
@@ -200,10 +240,7 @@ def affinity_points(user_id: int, columns: Sequence[bytes]) -> dict[bytes, int]:
 
 def add_affinity(user_id: int, points: dict[tuple[Affinity, int], int]) -> None:
     """Add points to a user's affinities (one ``incrementRows``)."""
-    row = meta_row(user_id)
-    rows.increment(POOLS, pools_table(), {
-        (row, affinity_column(kind, object_id)): amount
-        for (kind, object_id), amount in points.items()})
+    _count({}, {user_id: points})
 
 
 def all_affinities(user_id: int) -> dict[str, int]:
@@ -255,8 +292,11 @@ def set_pulled_mark(user_id: int, created_us: int) -> None:
 
 
 def write_state(user_id: int, state: dict[str, Any]) -> None:
-    value = json.dumps(state, separators=(",", ":")).encode()
-    rows.write(POOLS, pools_table(), puts={meta_row(user_id): {STATE: value}})
+    rows.write(POOLS, pools_table(), puts={meta_row(user_id): {STATE: _state_value(state)}})
+
+
+def _state_value(state: dict[str, Any]) -> bytes:
+    return json.dumps(state, separators=(",", ":")).encode()
 
 
 def _candidate(key: bytes, value: bytes) -> Candidate:
@@ -279,20 +319,21 @@ def _meta(user_id: int, columns: list[bytes]) -> dict[bytes, bytes]:
     return rows.read_row(POOLS, pools_table(), meta_row(user_id), columns)
 
 
-def _add_sizes(counts: dict[tuple[int, Source], int], *,
-               read_back: bool = True) -> dict[tuple[int, Source], int]:
-    """Add to pool size counters (one ``incrementRows``); with ``read_back``, their new values
-    (one multi-row read)."""
-    rows.increment(POOLS, pools_table(), {
-        (meta_row(user), size_column(source)): amount
-        for (user, source), amount in counts.items()})
-    if not read_back:
+def _count(sizes: Mapping[tuple[int, Source], int],
+           points: Mapping[int, Mapping[tuple[Affinity, int], int]] | None = None) -> None:
+    """Add to pool size counters and to affinities (one ``incrementRows``)."""
+    amounts = {(meta_row(user), size_column(source)): amount
+               for (user, source), amount in sizes.items()}
+    for user, points_of in (points or {}).items():
+        amounts.update({(meta_row(user), affinity_column(kind, object_id)): amount
+                        for (kind, object_id), amount in points_of.items()})
+    rows.increment(POOLS, pools_table(), amounts)
+
+
+def _meta_rows(user_ids: Sequence[int], columns: list[bytes]) -> dict[int, dict[bytes, bytes]]:
+    """Several users' meta row cells of ``columns`` (one multi-row read; none for no users)."""
+    if not user_ids:
         return {}
-    by_user: dict[int, list[Source]] = defaultdict(list)
-    for user, source in counts:
-        by_user[user].append(source)
-    users = list(by_user)
-    meta_rows = [meta_row(user) for user in users]
-    found = rows.read_rows(POOLS, pools_table(), meta_rows, _SIZE_COLUMNS)
-    return {(user, source): _sizes_in(found.get(row, {}))[source]
-            for user, row in zip(users, meta_rows, strict=True) for source in by_user[user]}
+    meta_rows = [meta_row(user) for user in user_ids]
+    found = rows.read_rows(POOLS, pools_table(), meta_rows, columns)
+    return {user: found.get(row, {}) for user, row in zip(user_ids, meta_rows, strict=True)}

@@ -22,7 +22,7 @@ def init_tables() -> dict[str, str]:
     outcome: dict[str, str] = {}
     for cluster, name, families in plan:
         try:
-            outcome[cluster] = "created" if ensure_table(cluster, name, families) else "exists"
+            outcome[cluster] = ensure_table(cluster, name, families)
         except FeedUnavailable as exc:
             outcome[cluster] = f"unavailable: {exc}"
     return outcome

@@ -78,10 +78,10 @@ def trim_pool(user_id: int, source: Source) -> None:
 def take(user_id: int, keys: list[str], at_us: int, size: int,
          composition: dict[str, int]) -> None:
     """After a chunk was shown: remove what it took (and dropped) from the pools and record
-    the delivered visit in the user's state."""
-    pools.remove(bytes.fromhex(key) for key in keys)
-    pools.write_state(user_id, generator.delivered(pools.read_state(user_id), at_us, size,
-                                                   composition))
+    the delivered visit in the user's state (three calls: the state read, one batch, the
+    counters)."""
+    state = generator.delivered(pools.read_state(user_id), at_us, size, composition)
+    pools.take(user_id, (bytes.fromhex(key) for key in keys), state)
 
 
 @dramatiq.actor(queue_name=QUEUE, actor_name="smartfeed_keep_pulled", **RETRIES)

@@ -234,3 +234,23 @@ def test_acknowledged_puts_survive_sigkill_of_the_region_server(
         stack.up(["hbase1-server", "hbase1"])
     assert dict(table.scan(row_prefix=row)) == {row + struct.pack(">H", n): {b"f:v": b"%d" % n}
                                                 for n in range(200)}
+
+
+def test_the_block_cache_is_turned_on_for_a_table_made_without_it(
+        stack: Stack, connection: happybase.Connection) -> None:
+    """The gateway creates families with the block cache off unless asked; the admin command
+    turns it on for each family that has it off, and for no other."""
+    name = f"pinsite_devstack_uncached_{next(rows)}"
+    connection.create_table(name, {"f": {"max_versions": 1},
+                                   "c": {"max_versions": 1, "block_cache_enabled": True}})
+    try:
+        def cached() -> dict[str, bool]:
+            return {family.decode().rstrip(":"): options["block_cache_enabled"]
+                    for family, options in connection.table(name).families().items()}
+
+        assert cached() == {"f": False, "c": True}
+        assert admin.run(stack.services["hbase1"], "block-cache", name) == "f: block cache on\n"
+        assert cached() == {"f": True, "c": True}
+        assert admin.run(stack.services["hbase1"], "block-cache", name) == ""
+    finally:
+        connection.delete_table(name, disable=True)

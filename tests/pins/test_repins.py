@@ -6,7 +6,7 @@ import pytest
 
 from pins.actions import delete_pin, repin
 from pins.exceptions import NotFound, PermissionDenied
-from pins.selectors import get_pin, pins_of_user, repin_count, repins_of
+from pins.selectors import get_pin, pins_of_user, repin_count, repin_counts, repins_of
 from pins.types import PIN_HAS_REPINS
 from sharding import mappings
 from sharding.ids import shard_of
@@ -44,6 +44,7 @@ def test_a_repin_on_another_shard_is_listed_in_the_sources_repins() -> None:
     copy = repin(saver.user_id, source_id, new_board(saver.user_id).id)
     assert [pin.id for pin in repins_of(source_id).items] == [copy.id]
     assert repin_count(source_id) == 1
+    assert repin_counts([source_id, copy.id, str(source_id)]) == {source_id: 1, copy.id: 0}
     assert mappings.sequence_of(PIN_HAS_REPINS, source_id, copy.id) == copy.created_us
 
 

@@ -71,9 +71,9 @@ def test_a_list_head_read_before_an_add_does_not_hide_the_new_entry() -> None:
 def test_a_count_read_before_an_add_is_not_stored() -> None:
     board_id = objects.create(BOARD, SHARD, {"name": "count race"})
     pin_id = objects.create(PIN, SHARD, {"n": 0})
-    _, misses = cache.get_count(BOARD_HAS_PINS.name, board_id)
+    _, misses = cache.get_counts(BOARD_HAS_PINS.name, [board_id])
     mappings.add(BOARD_HAS_PINS, board_id, pin_id)
-    cache.put_count(misses, BOARD_HAS_PINS.name, board_id, 0)
+    cache.put_counts(misses, BOARD_HAS_PINS.name, {board_id: 0})
     assert mappings.count(BOARD_HAS_PINS, board_id) == 1
 
 

@@ -139,6 +139,29 @@ def test_find_edges_reads_targets_and_ranges_of_many_lists_with_one_query_per_ho
         alias_for_shard(7): 1, alias_for_shard(far): 1}
 
 
+def test_counts_of_many_lists_are_one_query_per_host_for_those_not_cached(
+        board_id: int) -> None:
+    far = next(shard for shard in range(sharding_settings.SHARD_COUNT)
+               if alias_for_shard(shard) != alias_for_shard(7))
+    other, empty, cached = (objects.create(BOARD, shard, {"name": "counted"})
+                            for shard in (far, 7, far))
+    for owner, count in ((board_id, 3), (other, 2), (cached, 1)):
+        for sequence, pin_id in enumerate(_pins(count), start=1):
+            mappings.add(BOARD_HAS_PINS, owner, pin_id, sequence=sequence)
+    assert mappings.count(BOARD_HAS_PINS, cached) == 1  # now in the cache
+    with queries_per_host() as queries:
+        found = mappings.counts(BOARD_HAS_PINS, [board_id, other, empty, cached, board_id])
+    assert found == {board_id: 3, other: 2, empty: 0, cached: 1}
+    assert {alias: len(captured) for alias, captured in queries.items() if len(captured)} == {
+        alias_for_shard(7): 1, alias_for_shard(far): 1}
+    with queries_per_host() as queries:  # all of them cached by the read above
+        assert mappings.counts(BOARD_HAS_PINS, [board_id, other, empty]) == {
+            board_id: 3, other: 2, empty: 0}
+    assert not any(queries.values())
+    mappings.add(BOARD_HAS_PINS, other, _pins(1)[0], sequence=9)
+    assert mappings.counts(BOARD_HAS_PINS, [other, empty]) == {other: 3, empty: 0}
+
+
 def test_edges_removed_together_leave_the_others_and_no_stale_head(board_id: int) -> None:
     first, second, third = _pins(3)
     for sequence, pin_id in enumerate((first, second, third)):

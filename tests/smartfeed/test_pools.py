@@ -74,8 +74,66 @@ def test_affinities_add_up_per_column() -> None:
     pools.add_affinity(user, {("p", 11): 5, ("b", 12): 3})
     pools.add_affinity(user, {("p", 11): 3})
     columns = [affinity_column("p", 11), affinity_column("b", 12)]
-    assert pools.affinities([user, other], columns) == {user: 11, other: 0}
+    found = pools.counts([user, other], columns)
+    assert {u: c.total(columns) for u, c in found.items()} == {user: 11, other: 0}
+    assert found[user].points == {columns[0]: 8, columns[1]: 3}
     assert pools.all_affinities(user) == {"p:11": 8, "b:12": 3}
+
+
+def test_an_insert_puts_its_pools_sizes_with_its_entries(monkeypatch: pytest.MonkeyPatch,
+                                                        ) -> None:
+    user, now = new_user("sfp"), now_us()
+    pools.insert([Insert(user, "related", pin, 1.0, now) for pin in range(1, 4)])
+    calls = _thrift_calls(monkeypatch)
+    both: list[Source] = ["related", "interests"]
+    pools.insert([Insert(user, source, 9, 1.0, now) for source in both])
+    assert calls == {"getRowsWithColumns": 1, "mutateRows": 1}  # the sizes read, one batch
+    assert pools.sizes(user) == {**dict.fromkeys(SOURCES, 0), "related": 4, "interests": 1}
+    pools.remove([Insert(user, "related", 1, 1.0, now).key()])  # removals subtract
+    pools.insert([Insert(user, "related", 10, 1.0, now)])
+    assert pools.sizes(user)["related"] == 4
+
+
+def test_an_insert_counted_before_writes_in_two_calls_and_finds_full_pools(
+        settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the sizes read before (beside the affinities its entries were scored by), an
+    insert is a put and one increment that also adds the affinity points; the pools it
+    finds due a trim are those the counters then reach."""
+    settings.PINSITE_SMARTFEED = {"POOL_CAP": 5, "POOL_SLACK": 3}
+    user, other, now = new_user("sfp"), new_user("sfp"), now_us()
+    pools.insert([Insert(user, "related", pin, 1.0, now) for pin in range(1, 7)])
+    column = affinity_column("b", 12)
+    counted = pools.counts([user, other], [column])
+    assert counted[user].sizes["related"] == 6 and counted[other].sizes["related"] == 0
+    calls = _thrift_calls(monkeypatch)
+    due = pools.insert([Insert(u, "related", 100 + n, 1.0, now) for u in (user, other)
+                        for n in range(2)],
+                       {u: c.sizes for u, c in counted.items()}, {user: {("b", 12): 4}})
+    assert calls == {"mutateRows": 1, "incrementRows": 1}
+    assert due == [(user, "related")]
+    assert pools.sizes(user)["related"] == 8 and pools.sizes(other)["related"] == 2
+    assert pools.affinity_points(user, [column]) == {column: 4}
+
+
+def test_points_alone_are_one_increment(monkeypatch: pytest.MonkeyPatch) -> None:
+    user = new_user("sfp")
+    calls = _thrift_calls(monkeypatch)
+    assert pools.insert([], {}, {user: {("p", 7): 5}}) == []
+    assert calls == {"incrementRows": 1}
+    assert pools.all_affinities(user) == {"p:7": 5}
+
+
+def test_a_take_removes_and_writes_the_state_in_one_batch(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    user, now = new_user("sfp"), now_us()
+    pools.insert([Insert(user, "following", pin, 1.0, now - pin) for pin in (1, 2, 3)])
+    taken = pools.best(user, "following", 2)
+    calls = _thrift_calls(monkeypatch)
+    assert pools.take(user, [c.key for c in taken], {"last_at_us": now}) == 2
+    assert calls == {"mutateRows": 1, "incrementRows": 1}
+    assert [c.pin_id for c in pools.best(user, "following", 10)] == [3]
+    assert pools.read_meta(user) == pools.Meta({"last_at_us": now},
+                                               {**dict.fromkeys(SOURCES, 0), "following": 1})
 
 
 def _thrift_calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:

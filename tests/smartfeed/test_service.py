@@ -105,6 +105,7 @@ def test_late_queue_messages_do_not_turn_the_state_back() -> None:
     older = generator.delivered(state, now - hour, 30, {"interests": 30})
     assert older["last_at_us"] == now and older["last_size"] == 12
     assert [item["at_us"] for item in older["history"]] == [now, now - hour]
+    assert generator.delivered(older, now - hour, 30, {"interests": 30}) == older  # again
 
 
 def test_a_missed_visit_is_recorded_and_leaves_the_pools_as_they_were(

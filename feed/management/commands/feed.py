@@ -149,7 +149,7 @@ class Command(SubcommandCommand):
             self.stdout.write(f"{cluster}: {status}")
         self.stdout.write(f"pulled boards: {'created' if pulled.init() else 'exists'}")
         failed = [cluster for cluster, status in outcome.items()
-                  if status not in ("created", "exists")]
+                  if not status.startswith(("created", "exists"))]
         if failed:
             raise CommandError(f"the feed table could not be set up on {', '.join(failed)}")
 

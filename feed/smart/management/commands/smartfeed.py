@@ -58,7 +58,7 @@ class Command(SubcommandCommand):
         for cluster, status in outcome.items():
             self.stdout.write(f"{cluster}: {status}")
         failed = [cluster for cluster, status in outcome.items()
-                  if status not in ("created", "exists")]
+                  if not status.startswith(("created", "exists"))]
         if failed:
             raise CommandError(f"the smart feed's tables could not be set up on "
                                f"{', '.join(failed)}")
