@@ -130,10 +130,12 @@ def _inserts(users: list[int], pins: list[int], total: int) -> dict[str, Any]:
     now = now_us()
     columns = [affinity_column("p", 1), affinity_column("b", 2), affinity_column("i", 3)]
 
-    def pool_writes(n: int, counted: dict[int, pools.Counts] | None = None) -> None:
+    read_once = pools.counts(chunk, columns, ["following"])
+
+    def pool_writes(n: int, counted: dict[int, pools.Counts] = read_once) -> None:
         pools.insert([Insert(user, "following", pins[n % len(pins)], 1.0, now - n)
                       for user in chunk],
-                     {user: found.sizes for user, found in (counted or {}).items()})
+                     {user: found.sizes for user, found in counted.items()})
 
     def worker_chunk(n: int) -> None:
         pool_writes(n, pools.counts(chunk, columns, ["following"]))

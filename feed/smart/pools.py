@@ -81,17 +81,19 @@ def insert(entries: Sequence[Insert],
            points: Mapping[int, Mapping[tuple[Affinity, int], int]] | None = None,
            ) -> list[tuple[int, Source]]:
     """Put entries into pools with their pools' new sizes (one batch): the sizes ``counted``
-    before (:func:`counts`, read with the affinities the entries were scored by; read here
-    when not given, one more call) plus the entries. Then add ``points`` (user → affinity →
-    points) to the users' affinities (one ``incrementRows``, after the put: a message retried
-    because the put failed counts nothing twice). Returns the ``(user, source)`` pools now
-    due a trim."""
+    before (:func:`counts`, read with the affinities the entries were scored by; those it
+    lacks are read here, one more call) plus the entries. Then add ``points``
+    (user → affinity → points) to the users' affinities (one ``incrementRows``, after the
+    put: a message retried because the put failed counts nothing twice). Returns the
+    ``(user, source)`` pools now due a trim."""
     added = Counter((entry.user_id, entry.source) for entry in entries)
-    if counted is None:
-        users = list(dict.fromkeys(user for user, _ in added))
-        counted = {user: found.sizes for user, found in
-                   counts(users, [], {source for _, source in added}).items()}
-    sizes = {(user, source): counted.get(user, {}).get(source, 0) + amount
+    counted = dict(counted or {})
+    unread = list(dict.fromkeys(user for user, source in added
+                                if source not in counted.get(user, {})))
+    if unread:
+        counted.update((user, found.sizes) for user, found in
+                       counts(unread, [], {source for _, source in added}).items())
+    sizes = {(user, source): counted[user][source] + amount
              for (user, source), amount in added.items()}
     puts: dict[bytes, dict[bytes, bytes]] = {
         entry.key(): {ENTRY: ENTRY_VALUE.pack(entry.quality, entry.created_us)}

@@ -218,3 +218,17 @@ def test_a_scan_reads_its_rows_in_batches_and_stops_at_a_short_one(
     assert [key for key, _ in found] == keys[:limit]
     assert all(cells.keys() == {ENTRY} for _, cells in found)
     assert calls == {"scannerOpenWithScan": 1, "scannerGetList": batches, "scannerClose": 1}
+
+
+def test_sizes_an_insert_was_not_given_are_read_not_taken_for_zero(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    user, other, now = new_user("sfp"), new_user("sfp"), now_us()
+    pools.insert([Insert(u, "related", pin, 1.0, now) for u in (user, other) for pin in (1, 2)])
+    known = pools.counts([user], [], ["related"])
+    calls = _thrift_calls(monkeypatch)
+    both: list[Source] = ["related", "interests"]
+    pools.insert([Insert(u, source, 7, 1.0, now) for u in (user, other) for source in both],
+                 {u: found.sizes for u, found in known.items()})
+    assert calls == {"getRowsWithColumns": 1, "mutateRows": 1}  # the sizes it lacked, one batch
+    for u in (user, other):
+        assert pools.sizes(u) == {**dict.fromkeys(SOURCES, 0), "related": 3, "interests": 1}
