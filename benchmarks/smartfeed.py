@@ -2,9 +2,9 @@
 servers underneath, measured in the same run on the configured stack.
 
 * **pool inserts**: a fanout chunk's pool writes (``pools.insert`` with the sizes counted
-  before: one batch put, one counter increment) and the worker's whole chunk (plus the read of
-  the affinities and sizes), as entries per second, beside a raw happybase batch put of as many
-  rows to the same pools table;
+  before: one batch put of the entries and the pools' new sizes) and the worker's whole chunk
+  (plus the read of the affinities and sizes), as entries per second, beside a raw happybase
+  batch put of as many rows to the same pools table;
 * **generator chunk** p50/p99 beside one raw prefix scan of a pool, and beside the same five
   calls (the state's row read and four scans) made raw; and on small pools (30 entries, one
   pool), where it reads every pool by one scan, beside the meta row and one scan made raw

@@ -9,10 +9,10 @@
 - A follow of a user, a board or an interest puts the target's newest pins into the
   follower's pools (``BACKFILL_PINS`` per board or interest), scored with the follow's
   affinity points, which one increment adds after the put (three calls): a message retried
-  because the put failed does not count them twice. An unfollow
-  purges the pools it fed (the board's pins, the pinner's pins on boards no longer followed,
-  or the interest's pins; a pin that also came through another source stays in that source's
-  pool), then takes the affinity back.
+  because the put failed does not count them twice. An unfollow purges the pools it fed (the
+  board's pins, the pinner's pins on boards no longer followed, or the interest's pins; a pin
+  that also came through another source stays in that source's pool), then takes the
+  affinity back.
 
 >>> insert_pin(pin_id, "following", [alice, bob])
 []
