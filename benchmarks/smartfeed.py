@@ -43,8 +43,9 @@ from feed.smart import generator, materialized, pools, service
 from feed.smart.conf import budget_seconds
 from feed.smart.pools import Insert, pools_table
 from feed.smart.schema import SOURCES, Shown, affinity_column, meta_row, pool_prefix, user_row
-from feed.store.pools import CLUSTERS, POOLS, ddl_connection
+from feed.store.pools import CLUSTERS, POOLS
 from feed.store.pools import run as run_on
+from feed.store.tables import block_cache
 from pins.actions import create_board, create_pin, create_pinner
 from pins.demo import demo_pictures
 from pins.types import USER
@@ -217,9 +218,7 @@ def _generator_stored(readers: list[int], samples: int) -> dict[str, Any]:
     from devstack.hbase import admin
 
     admin.run(Stack(settings.PROFILE).service("hbase3"), "flush", pools_table())
-    with ddl_connection(POOLS) as conn:
-        cached = {family.decode().rstrip(":"): bool(options["block_cache_enabled"])
-                  for family, options in conn.table(pools_table()).families().items()}
+    cached = block_cache(POOLS, pools_table())
 
     def measured(call: Callable[[int], object]) -> dict[str, Any]:
         before = cpu.snapshot()

@@ -250,11 +250,7 @@ def repin_count(pin_id: int | str) -> int:
 def repin_counts(pin_ids: Iterable[int | str]) -> dict[int, int]:
     """The repin count of each of several pins (one cache read, then one query per host for
     the counts it did not hold)."""
-    owners = [parse_id(pin_id, PIN_HAS_REPINS.from_type) for pin_id in pin_ids]
-    try:
-        return mappings.counts(PIN_HAS_REPINS, owners)
-    except ShardNotOpen as exc:
-        raise NotFound(f"No pin among {owners}: a shard is not open.") from exc
+    return _counts(PIN_HAS_REPINS, pin_ids)
 
 
 def _page(table: MappingTable, from_id: int | str, limit: int | None, after: str | None,
@@ -289,7 +285,13 @@ def _page_size(limit: Any) -> int:
 
 def _count(table: MappingTable, from_id: int | str) -> int:
     owner = parse_id(from_id, table.from_type)
+    return _counts(table, [owner])[owner]
+
+
+def _counts(table: MappingTable, from_ids: Iterable[int | str]) -> dict[int, int]:
+    owners = [parse_id(from_id, table.from_type) for from_id in from_ids]
     try:
-        return mappings.count(table, owner)
+        return mappings.counts(table, owners)
     except ShardNotOpen as exc:
-        raise NotFound(f"No {table.from_type.name} {owner}: its shard is not open.") from exc
+        named = ", ".join(str(owner) for owner in owners)
+        raise NotFound(f"No {table.from_type.name} {named}: its shard is not open.") from exc

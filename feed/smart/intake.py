@@ -79,29 +79,41 @@ def insert_for_user(user_id: int, pin_ids: Mapping[Source, Iterable[int]],
     """Score pins for one user and put each source's into its pool (backfills, rebuilds):
     one read of the user's affinities and pool sizes, one batch put. ``adding`` are affinity
     points the scores count, which one increment adds after the put."""
-    entries, counted = _scored(user_id, pin_ids, adding)
+    return _insert_loaded(user_id, _loaded(pin_ids), adding)
+
+
+def _insert_loaded(user_id: int, pins: Mapping[Source, Sequence[Pin]],
+                   adding: Points | None = None) -> list[tuple[int, Source]]:
+    """:func:`insert_for_user` of pins loaded already."""
+    entries, counted = _scored(user_id, pins, adding)
     return pools.insert(entries, {user_id: counted.sizes} if counted else {},
                         {user_id: adding} if adding else None)
 
 
 def score_for_user(user_id: int, source: Source, pin_ids: Iterable[int]) -> list[Insert]:
     """Several pins scored for one user's pool of ``source``, not written yet."""
-    return _scored(user_id, {source: pin_ids})[0]
+    return _scored(user_id, _loaded({source: pin_ids}))[0]
 
 
-def _scored(user_id: int, pin_ids: Mapping[Source, Iterable[int]], adding: Points | None = None,
-            ) -> tuple[list[Insert], pools.Counts | None]:
+def _loaded(pin_ids: Mapping[Source, Iterable[int]]) -> dict[Source, list[Pin]]:
+    """Each source's pins, loaded together (one ``get_many``); deleted ones left out."""
+    wanted = {source: list(dict.fromkeys(ids)) for source, ids in pin_ids.items()}
+    found = sources.pins_by_id({pin_id for ids in wanted.values() for pin_id in ids})
+    return {source: [found[pin_id] for pin_id in ids if pin_id in found]
+            for source, ids in wanted.items()}
+
+
+def _scored(user_id: int, by_source: Mapping[Source, Sequence[Pin]],
+            adding: Points | None = None) -> tuple[list[Insert], pools.Counts | None]:
     """The pins scored for the user's pools (the user's own left out), counting ``adding``
     beside the stored affinities, and what was read of the user's meta row (None if
     nothing: no pins)."""
-    wanted = {source: list(dict.fromkeys(ids)) for source, ids in pin_ids.items()}
-    found = sources.pins_by_id({pin_id for ids in wanted.values() for pin_id in ids})
-    pins = [(source, found[pin_id]) for source, ids in wanted.items() for pin_id in ids
-            if pin_id in found and found[pin_id].pinner_id != user_id]
+    pins = [(source, pin) for source, found in by_source.items() for pin in found
+            if pin.pinner_id != user_id]
     if not pins:
         return [], None
     columns = sorted({column for _, pin in pins for column in affinity_columns(pin)})
-    counted = pools.counts([user_id], columns, wanted)[user_id]
+    counted = pools.counts([user_id], columns, by_source)[user_id]
     have = dict(counted.points)
     for (kind, object_id), amount in (adding or {}).items():
         column = affinity_column(kind, object_id)
@@ -279,10 +291,10 @@ def _backfill_following(user_id: int, boards: Sequence[int], users: Sequence[int
         pin_ids += [entry.pin_id for entry in sources.board_entries(board, limit)]
     for user in users:
         pin_ids += sources.user_pin_ids(user, limit)
-    by_source: dict[Source, list[int]] = {"following": [], "repins": []}
-    for pin_id, pin in sources.pins_by_id(pin_ids).items():
-        by_source[source_of(pin)].append(pin_id)
-    return insert_for_user(user_id, by_source, adding)
+    by_source: dict[Source, list[Pin]] = {"following": [], "repins": []}
+    for pin in sources.pins_by_id(pin_ids).values():
+        by_source[source_of(pin)].append(pin)
+    return _insert_loaded(user_id, by_source, adding)
 
 
 def _interest_pins(interest_id: int) -> list[int]:

@@ -226,7 +226,8 @@ def counts(user_ids: Sequence[int], columns: Sequence[bytes],
     """Each user's points of the affinity ``columns`` and counted sizes of the pools of
     ``sources`` (one multi-row read; nothing for no users). A column that a row lacks costs
     the region server more than one it holds, so only the columns needed are asked for."""
-    wanted = [source for source in SOURCES if source in set(sources)]
+    chosen = set(sources)
+    wanted = [source for source in SOURCES if source in chosen]
     found = _meta_rows(user_ids, [*columns, *(size_column(source) for source in wanted)])
     return {user: Counts({column: decode_count(cells.get(column)) for column in columns},
                          {source: decode_count(cells.get(size_column(source)))

@@ -14,6 +14,8 @@ block-cache pinsite_pools`` on the development stack, HBase's ``alter`` elsewher
 
 from __future__ import annotations
 
+from typing import Any
+
 from feed.exceptions import FeedSchemaError
 from feed.schema import families
 from feed.store.pools import AnyCluster, ddl_connection, feed_table
@@ -37,17 +39,26 @@ def ensure_table(cluster: AnyCluster, name: str | None = None,
             conn.create_table(name, {family: {**options, **CACHED}
                                      for family, options in wanted.items()})
             return "created"
-        found = {family.decode().rstrip(":"): options
-                 for family, options in conn.table(name).families().items()}
+        found = _block_cache(conn.table(name).families())
     missing = sorted(set(wanted) - set(found))
     if missing:
         raise FeedSchemaError(f"table {name} on the {cluster} cluster lacks the column "
                               f"families {', '.join(missing)}")
-    uncached = sorted(family for family, options in found.items()
-                      if not options.get("block_cache_enabled"))
+    uncached = sorted(family for family, cached in found.items() if not cached)
     if uncached:
         return f"exists, block cache off in families {', '.join(uncached)}"
     return "exists"
+
+
+def block_cache(cluster: AnyCluster, name: str) -> dict[str, bool]:
+    """Whether each family of the table ``name`` on ``cluster`` has the block cache on."""
+    with ddl_connection(cluster) as conn:
+        return _block_cache(conn.table(name).families())
+
+
+def _block_cache(found: dict[bytes, dict[str, Any]]) -> dict[str, bool]:
+    return {family.decode().rstrip(":"): bool(options.get("block_cache_enabled"))
+            for family, options in found.items()}
 
 
 def drop_table(cluster: AnyCluster, name: str) -> None:
