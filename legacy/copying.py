@@ -8,8 +8,8 @@ resolves by finding the object by what identifies it (a user's username, a board
 name, a pin's board, title and link) before making it again. So a batch can run any number
 of times, and two workers on one batch make each object once.
 
-Users are placed on random open shards (:func:`pins.actions.create_pinners`), boards and
-pins with their owner, follows go through the graph's actions (edge log, then Redis); a batch
+Users are placed on random open shards in groups (:func:`pins.actions.create_pinners`), boards
+and pins with their owner, follows go through the graph's actions (edge log, then Redis); a batch
 reports whose follows it copied, and the pass rebuilds their following feeds at its end
 (:func:`rebuild_followers`). A row that refers to one not copied yet (a board of a user a
 concurrent pass has not reached) waits for the next pass; one that pinsite's rules refuse (a

@@ -16,6 +16,7 @@ DEFAULTS: dict[str, Any] = {
     "MAX_IMAGE_PIXELS": 40_000_000,
     "THUMBNAIL_WIDTH": 236,
     "PAGE_SIZE": 50,
+    "BULK_PINNERS_PER_SHARD": 16,  # a bulk sign-up's (an import's) pinners a shard
 }
 
 content_settings = Settings("PINSITE_CONTENT", DEFAULTS)

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from auditlog.operations import operation
 from pins import events
+from pins.conf import content_settings
 from pins.domain import timestamp_text
 from pins.exceptions import ContentError, UsernameTaken
 from pins.lookup import edit, load
@@ -67,8 +68,10 @@ class NewPinner:
 
 def create_pinners(new: Sequence[NewPinner]) -> list[Pinner | ContentError]:
     """Sign up many pinners at once (an import), as :func:`create_pinner` does each: one
-    query for the usernames taken, the user objects of one host's shards in one transaction
-    there, then every auth user and ``Pinner`` row in one transaction in ``default``. If that
+    query for the usernames taken, the user objects placed in groups of
+    ``BULK_PINNERS_PER_SHARD`` on random open shards (:func:`bulk_placement`) and those of one
+    host's shards made in one transaction there, then every auth user and ``Pinner`` row in
+    one transaction in ``default``. If that
     fails (a username taken meanwhile), the user objects are deleted again and each pinner is
     made alone. Returns, in order, each pinner or the :class:`ContentError` that refused it."""
     results: list[Pinner | ContentError | None] = [None] * len(new)
@@ -85,9 +88,7 @@ def create_pinners(new: Sequence[NewPinner]) -> list[Pinner | ContentError]:
             results[index] = _taken(username)
             del cleaned[index]
         taken.add(username.casefold())  # a second row with the name is refused too
-    placed: dict[int, list[int]] = {}  # shard → indexes of the pinners placed there
-    for index in cleaned:
-        placed.setdefault(random_open_shard(), []).append(index)
+    placed = bulk_placement(list(cleaned))  # shard → indexes of the pinners placed there
     made: dict[int, int] = {}
     try:
         for shards in by_host(placed).values():
@@ -156,6 +157,26 @@ def update_pinner(user_id: int, *, display_name: str | None = None) -> None:
 def random_open_shard() -> int:
     """A uniformly random shard among the open ones (the placement of a new user)."""
     return random.choice(current_map().open_shards())
+
+
+def bulk_placement(indexes: list[int]) -> dict[int, list[int]]:
+    """The shards of a bulk of new pinners: groups of ``BULK_PINNERS_PER_SHARD`` of them
+    (``indexes``, in order), each group on a random open shard of its own while there are
+    enough. A pinner's boards and pins live on its shard, so a group's objects and mapping
+    rows go in one multi-row statement a table where one pinner a shard would take one
+    each; over many bulks the shards receive about as many groups each, as one pinner a
+    shard spreads single sign-ups (``docs/decisions.md``)."""
+    if not indexes:
+        return {}
+    size = content_settings.number("BULK_PINNERS_PER_SHARD")
+    groups = -(-len(indexes) // size)
+    open_shards = current_map().open_shards()
+    shards = (random.sample(open_shards, groups) if groups <= len(open_shards)
+              else random.choices(open_shards, k=groups))
+    placed: dict[int, list[int]] = {}
+    for number, index in enumerate(indexes):
+        placed.setdefault(shards[number // size], []).append(index)
+    return placed
 
 
 def _check_username_free(username: str) -> None:

@@ -19,6 +19,7 @@ from pins.actions import (
     create_pinners,
     create_pins,
 )
+from pins.conf import content_settings
 from pins.domain import Board, Pin
 from pins.events import PIN_CREATED
 from pins.exceptions import InvalidContent, NotFound, UsernameTaken
@@ -29,6 +30,7 @@ from sharding import mappings
 from sharding.hosts import by_host
 from sharding.ids import shard_of
 from sharding.mysql.base import DatabaseWrapper
+from sharding.topology import current_map
 from tests.events.helpers import recorded
 from tests.pins.helpers import image_bytes, new_board, new_pinner, unique_username
 
@@ -62,7 +64,7 @@ def test_a_username_twice_in_one_call_is_made_once() -> None:
     assert get_user_model().objects.filter(username__iexact=name).count() == 1
 
 
-def test_pinners_are_spread_over_shards_with_one_commit_per_host(
+def test_pinners_are_placed_in_groups_with_one_commit_per_host(
         monkeypatch: pytest.MonkeyPatch) -> None:
     commits: list[str] = []
     commit = DatabaseWrapper.commit
@@ -73,10 +75,21 @@ def test_pinners_are_spread_over_shards_with_one_commit_per_host(
 
     monkeypatch.setattr(DatabaseWrapper, "commit", counted)
     made = create_pinners([NewPinner(unique_username()) for _ in range(40)])
-    shards = {shard_of(pinner.user_id) for pinner in made if isinstance(pinner, Pinner)}
-    assert len(shards) > 10
-    hosts = by_host(shards)
+    placed = [shard_of(pinner.user_id) for pinner in made if isinstance(pinner, Pinner)]
+    assert len(placed) == 40 and set(placed) <= set(current_map().open_shards())
+    size = content_settings.number("BULK_PINNERS_PER_SHARD")
+    groups = [placed[first:first + size] for first in range(0, 40, size)]
+    assert [len(set(group)) for group in groups] == [1] * len(groups)  # a group, a shard
+    assert len({group[0] for group in groups}) == len(groups) == 3  # a shard, a group
+    hosts = by_host(set(placed))
     assert sorted(alias for alias in commits if alias != "default") == sorted(hosts)
+
+
+def test_bulks_of_pinners_land_on_random_shards() -> None:
+    firsts = {shard_of(made[0].user_id) for made in
+              (create_pinners([NewPinner(unique_username())]) for _ in range(12))
+              if isinstance(made[0], Pinner)}
+    assert len(firsts) > 1
 
 
 def test_boards_are_made_beside_their_owners_and_listed_first() -> None:
