@@ -1,8 +1,8 @@
 """Copying one batch of legacy rows into pinsite through its own actions, idempotently.
 
-Every row is looked up in the legacy-ID → pinsite-ID map (:class:`~legacy.models.LegacyRecord`)
-first: a row copied before with the same fingerprint is skipped, a changed one is updated in
-place, a new one is created. A new row is claimed in the map before its object is made, and
+Every row is looked up in the legacy-ID → pinsite-ID map (:mod:`legacy.idmap`) first: a row
+copied before with the same fingerprint is skipped, a changed one is updated in place, a new
+one is created. A new row is claimed in the map before its object is made, and
 the object's ID recorded after; a job killed in between leaves a claim, which the next run
 resolves by finding the object by what identifies it (a user's username, a board's owner and
 name, a pin's board, title and link) before making it again. So a batch can run any number
@@ -21,20 +21,17 @@ Copied(copied=480, waiting=0, rejected=0, followers=())
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from django.db import connections
-
 from feed.rebuild import rebuild_feeds
 from feed.store.pools import CLUSTERS
 from graph.actions import follow_boards, follow_users
 from graph.exceptions import InvalidGraphInput
-from legacy import source
-from legacy.models import LegacyRecord
+from legacy import idmap, source
+from legacy.idmap import Record
 from pins.actions import (
     NewBoard,
     NewPin,
@@ -68,10 +65,8 @@ def copy_batch(connection: Any, site: str, kind: str, first_id: int, last_id: in
     """Copy ``kind``'s legacy rows ``first_id..last_id`` that are new or changed (``site``:
     the legacy site's :func:`~legacy.source.key`)."""
     rows = source.rows(connection, kind, first_id, last_id)
-    records = LegacyRecord.objects.filter(source=site)
-    known = {record.legacy_id: record for record in
-             records.filter(kind=kind, legacy_id__in=[row["id"] for row in rows])}
-    refs = _references(records, kind, rows)
+    known = idmap.records(site, kind, [row["id"] for row in rows])
+    refs = _references(site, kind, rows)
     copy = Copier(site, kind)
     waiting = 0
     for row in rows:
@@ -95,14 +90,13 @@ def rebuild_followers(followers: list[int]) -> None:
     rebuild_feeds(followers, CLUSTERS)
 
 
-def _references(records: Any, kind: str, rows: list[source.Row]) -> dict[tuple[str, Any], int]:
+def _references(site: str, kind: str, rows: list[source.Row]) -> dict[tuple[str, Any], int]:
     """``(kind, legacy ID) → pinsite ID`` of the rows ``rows`` refer to (copied ones only)."""
     found: dict[tuple[str, Any], int] = {}
     for ref_kind, column in source.BY_NAME[kind].refers:
-        ids = {row[column] for row in rows}
-        for record in records.filter(kind=ref_kind, legacy_id__in=ids,
-                                     pinsite_id__isnull=False):
-            found[(ref_kind, record.legacy_id)] = int(record.pinsite_id or 0)
+        ids = {row[column] for row in rows if row[column] is not None}
+        for legacy_id, pinsite_id in idmap.copied(site, ref_kind, ids).items():
+            found[(ref_kind, legacy_id)] = pinsite_id
     return found
 
 
@@ -113,7 +107,7 @@ class Row:
 
     values: source.Row
     refs: list[Any]
-    record: LegacyRecord | None
+    record: Record | None
     fingerprint: str
 
     @property
@@ -181,30 +175,22 @@ class Copier:
 
     def save(self) -> None:
         """What was copied and refused, into the map (a refused row keeps its pinsite ID)."""
-        _write_map([(self.site, self.kind, legacy_id, pinsite_id, print_, "")
-                    for legacy_id, (pinsite_id, print_) in self.copied.items()],
-                   "pinsite_id = VALUES(pinsite_id), fingerprint = VALUES(fingerprint), "
-                   "rejected = ''")
-        _write_map([(self.site, self.kind, legacy_id, None, print_, why[:500])
-                    for legacy_id, (print_, why) in self.refused.items()],
-                   "fingerprint = VALUES(fingerprint), rejected = VALUES(rejected)")
+        idmap.write(self.site, self.kind, [(legacy_id, pinsite_id, print_, "") for legacy_id,
+                                           (pinsite_id, print_) in self.copied.items()],
+                    idmap.COPIED)
+        idmap.write(self.site, self.kind, [(legacy_id, None, print_, why[:500]) for legacy_id,
+                                           (print_, why) in self.refused.items()],
+                    idmap.REFUSED)
 
     def claim_all(self, legacy_ids: list[int]) -> set[int]:
-        """Claim new rows before their objects are made; the ones this call claimed (the
-        others were claimed before: a job that died between making and recording them, or
-        another worker)."""
-        token = f"claim:{uuid.uuid4().hex}"
-        _write_map([(self.site, self.kind, legacy_id, None, token, "")
-                    for legacy_id in legacy_ids], None)
-        return set(LegacyRecord.objects.filter(
-            source=self.site, kind=self.kind, legacy_id__in=legacy_ids, fingerprint=token)
-            .values_list("legacy_id", flat=True))
+        """Claim new rows before their objects are made (:func:`legacy.idmap.claim`)."""
+        return idmap.claim(self.site, self.kind, legacy_ids)
 
     def claim(self, legacy_id: int) -> bool:
         """Claim one new row (see :meth:`claim_all`); False when it was claimed before."""
         return legacy_id in self.claim_all([legacy_id])
 
-    def users(self, row: source.Row, _refs: list[Any], record: LegacyRecord | None) -> int:
+    def users(self, row: source.Row, _refs: list[Any], record: Record | None) -> int:
         display_name = str(row["display_name"] or "")
         if record is not None and record.pinsite_id is not None:
             update_pinner(record.pinsite_id, display_name=display_name)
@@ -216,7 +202,7 @@ class Copier:
                 pass  # claimed but not made: make it
         return create_pinner(str(row["username"]), None, display_name=display_name).user_id
 
-    def boards(self, row: source.Row, refs: list[Any], record: LegacyRecord | None) -> int:
+    def boards(self, row: source.Row, refs: list[Any], record: Record | None) -> int:
         owner = int(refs[0])
         name, description = str(row["name"]), str(row["description"] or "")
         if record is not None and record.pinsite_id is not None:
@@ -228,7 +214,7 @@ class Copier:
                 return found
         return create_board(owner, name, description).id
 
-    def pins(self, row: source.Row, refs: list[Any], record: LegacyRecord | None) -> int:
+    def pins(self, row: source.Row, refs: list[Any], record: Record | None) -> int:
         board = int(refs[0])
         owner = get_board(board).owner_id
         title, link = str(row["title"] or ""), str(row["link"] or "")
@@ -243,25 +229,6 @@ class Copier:
             if found is not None:
                 return found
         return create_pin(owner, board, title, description, link, placeholder()).id
-
-
-MapRow = tuple[str, str, int, int | None, str, str]
-"""``(source, kind, legacy_id, pinsite_id, fingerprint, rejected)`` of the ID map."""
-
-
-def _write_map(rows: list[MapRow], on_duplicate: str | None) -> None:
-    """Rows into the ID map, one multi-row ``INSERT`` (the ORM's ``bulk_create`` costs more
-    than the statement): a row already there is updated by ``on_duplicate``, or kept when it
-    is None."""
-    if not rows:
-        return
-    table = connections["default"].ops.quote_name(LegacyRecord._meta.db_table)
-    sql = (f"INSERT {'IGNORE ' if on_duplicate is None else ''}INTO {table} (source, kind, "
-           "legacy_id, pinsite_id, fingerprint, rejected) VALUES "
-           + ",".join(["(%s, %s, %s, %s, %s, %s)"] * len(rows))
-           + ("" if on_duplicate is None else f" ON DUPLICATE KEY UPDATE {on_duplicate}"))
-    with connections["default"].cursor() as cursor:
-        cursor.execute(sql, [value for row in rows for value in row])
 
 
 def _new_users(rows: list[Row]) -> list[Any]:

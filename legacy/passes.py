@@ -91,13 +91,15 @@ def _pass(url: str, batch_size: int, inline: bool, bars: bool,
 
 def _batches(connection: Any, pass_id: str, site: str, kind: str,
              size: int) -> list[LegacyBatch]:
-    """``kind``'s ID range cut into batches of ``size`` IDs, recorded for this pass."""
+    """``kind``'s ID range cut into batches of ``size`` IDs, recorded for this pass (one
+    statement)."""
     bounds = source.id_bounds(connection, kind)
     if bounds is None:
         return []
-    return [LegacyBatch.objects.create(pass_id=pass_id, source=site, kind=kind, first_id=first,
-                                       last_id=min(first + size - 1, bounds[1]))
-            for first in range(bounds[0], bounds[1] + 1, size)]
+    return LegacyBatch.objects.bulk_create([
+        LegacyBatch(pass_id=pass_id, source=site, kind=kind, first_id=first,
+                    last_id=min(first + size - 1, bounds[1]))
+        for first in range(bounds[0], bounds[1] + 1, size)])
 
 
 def _run_batches(batches: list[LegacyBatch], label: str, url: str, inline: bool, bars: bool,
@@ -130,10 +132,10 @@ def _rebuild_feeds(pass_id: str, url: str, size: int, inline: bool, bars: bool,
 def _feed_batches(pass_id: str, site: str, followers: list[int],
                   size: int) -> list[LegacyBatch]:
     """The rebuild of ``followers``' feeds cut into batches of ``size`` users."""
-    return [LegacyBatch.objects.create(pass_id=pass_id, source=site, kind=FEEDS, first_id=first,
-                                       last_id=first + len(chunk) - 1, followers=chunk)
-            for first in range(0, len(followers), size)
-            for chunk in [followers[first:first + size]]]
+    return LegacyBatch.objects.bulk_create([
+        LegacyBatch(pass_id=pass_id, source=site, kind=FEEDS, first_id=first,
+                    last_id=first + len(chunk) - 1, followers=chunk)
+        for first in range(0, len(followers), size) for chunk in [followers[first:first + size]]])
 
 
 def until_converged(url: str, batch_size: int = 200, inline: bool = False,
