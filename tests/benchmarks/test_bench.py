@@ -1,4 +1,5 @@
-"""``manage.py bench``: arguments are checked before anything is created; the events bench."""
+"""``manage.py bench``: arguments are checked before anything is created, a store that does
+not answer is a command error; the events bench."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import inspect
 import io
 import json
 import os
+import re
 import signal
 from collections.abc import Iterator
 from typing import Any
@@ -13,12 +15,15 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from pytest_django import Settings
 
 from benchmarks import events as events_bench
 from benchmarks.events import BENCH_EVENT
+from feed.store import pools as connections
 from sharding import outbox
 from sharding.hosts import cursor
 from sharding.topology import current_map
+from tests.addresses import CLOSED
 
 
 @pytest.fixture
@@ -131,3 +136,15 @@ def test_the_audit_bench_audits_clean_feeds_beside_the_raw_reads() -> None:
     assert figures["expected_entries"] == 8
     assert figures["audit_one"]["samples"] == figures["raw_one"]["samples"] == 6
     assert figures["audit_vs_raw_p50_ratio"] > 0 and figures["round"]["pinners"] == 5
+
+
+def test_a_store_that_does_not_answer_is_a_command_error(settings: Settings) -> None:
+    settings.PINSITE_FEED = {**settings.PINSITE_FEED, "POOLS": CLOSED}  # a closed port
+    connections.reset()
+    try:
+        host, port = CLOSED
+        with pytest.raises(CommandError, match=re.escape(f"HBase pools ({host}:{port}) failed")):
+            call_command("bench", "smartfeed", "--json", "--inserts", "10", "--samples", "5",
+                         "--reads", "5", stdout=io.StringIO())
+    finally:
+        connections.reset()

@@ -16,11 +16,12 @@ from django.core.management.base import CommandError, CommandParser
 from benchmarks.suite import BENCHES
 from sharding.exceptions import ShardingError
 from toolkit.commands import SubcommandCommand
+from toolkit.errors import StoreUnavailable
 
 
 class Command(SubcommandCommand):
     help = "Benchmark a component against the raw ceiling of the store underneath it."
-    error_types = (ShardingError,)
+    error_types = (ShardingError, StoreUnavailable)  # a store down: its error, no traceback
 
     def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
         for bench in BENCHES.values():
