@@ -39,6 +39,9 @@ class Process:
     parent: int
     command: str
     ticks: int
+    started: int = 0
+    """When it started, in clock ticks since boot: with the PID, what tells a process from one
+    that reused its PID (a kernel worker's name changes with the queue it serves)."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,7 @@ def used(before: Snapshot, after: Snapshot, group_of: Callable[[Process, dict[in
     groups: dict[str, float] = {}
     for process in after.processes.values():
         earlier = before.processes.get(process.pid)
-        if earlier is not None and earlier.command != process.command:
+        if earlier is not None and earlier.started != process.started:
             earlier = None  # its pid was reused: a new process
         ticks = process.ticks - (earlier.ticks if earlier else 0)
         if ticks > 0:
@@ -147,5 +150,5 @@ def _processes() -> list[Process]:
         name_ends = stat.rindex(")")
         name, fields = stat[stat.index("(") + 1:name_ends], stat[name_ends + 2:].split()
         found.append(Process(int(entry.name), int(fields[1]), command.strip() or f"[{name}]",
-                             int(fields[11]) + int(fields[12])))
+                             int(fields[11]) + int(fields[12]), int(fields[19])))
     return found

@@ -51,3 +51,16 @@ def test_figures_per_operation_include_the_machine_and_every_group() -> None:
 def test_the_machine_is_busy_less_than_it_is_up() -> None:
     busy, total = cpu.machine_ticks()
     assert 0 < busy < total
+
+
+def test_a_process_renamed_counts_its_difference_and_a_reused_pid_counts_whole() -> None:
+    def snap(busy: int, *processes: cpu.Process) -> cpu.Snapshot:
+        return cpu.Snapshot(busy, {process.pid: process for process in processes})
+
+    before = snap(1000, cpu.Process(7, 2, "[kworker/1:1-events]", 5000, started=40),
+                  cpu.Process(8, 1, "redis-server *:6379", 300, started=50))
+    after = snap(1100, cpu.Process(7, 2, "[kworker/1:1-mm_percpu_wq]", 5004, started=40),
+                 cpu.Process(8, 1, "redis-server *:6379", 3, started=900))  # pid 8 reused
+    use = cpu.used(before, after, cpu.store_of)
+    assert use.by_group["kernel"] == 4 * cpu.TICK_MS  # its name follows its work queue
+    assert use.by_group["redis"] == 3 * cpu.TICK_MS
