@@ -1,4 +1,5 @@
-"""Sending messages together (``toolkit.queue.send_all``) on the real RabbitMQ."""
+"""Sending messages together (``toolkit.queue.send_all``) on the real RabbitMQ, the bodies'
+encoder, and the broker's signals to its middleware."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ from typing import Any, cast
 
 import dramatiq
 import pytest
+from django.conf import settings
 from dramatiq import Message
+from dramatiq.encoder import JSONEncoder
+from dramatiq.middleware import Middleware, MiddlewareError
 
 from toolkit import queue
-from toolkit.queue import Broker, send_all, send_groups
+from toolkit.queue import BodyEncoder, Broker, send_all, send_groups
 
 SCRATCH = "pinsite_test_batches"
 
@@ -147,3 +151,71 @@ def test_a_delay_queue_consumer_declares_its_queues_first() -> None:
         for each in (name, f"{name}.DQ", f"{name}.XQ"):
             broker.channel.queue_delete(each)
         broker.queues.discard(name)  # type: ignore[attr-defined]
+
+
+def test_a_batch_goes_to_the_socket_in_one_write_and_its_commit_in_another(
+        broker: Broker, monkeypatch: pytest.MonkeyPatch) -> None:
+    send_all(_messages(range(1)))  # the batch channel and its connection are open
+    transport = broker._batch_channel()._impl.connection._transport
+    writes: list[int] = []
+    send = transport._sigint_safe_send
+
+    def counted(sock: Any, data: bytes) -> int:
+        writes.append(len(data))
+        return cast(int, send(sock, data))
+
+    monkeypatch.setattr(transport, "_sigint_safe_send", counted)
+    send_all(_messages(range(1, 41)))
+    assert len(writes) == 2  # forty messages' 120 frames, then Tx.Commit
+    assert writes[0] > 40 * len(scratch_actor.message(1).encode())
+    assert _landed(broker) == list(range(41))
+
+
+def test_bodies_are_the_json_dramatiqs_encoder_writes() -> None:
+    message = scratch_actor.message_with_options(
+        args=(2**62 + 7, [1, 2], None, "é"), kwargs={"times": {17: 1.5}, "flag": True},
+        delay=None).asdict()
+    ours, dramatiqs = BodyEncoder(), JSONEncoder()
+    assert json.loads(ours.encode(message)) == json.loads(dramatiqs.encode(message))
+    assert ours.decode(dramatiqs.encode(message)) == dramatiqs.decode(ours.encode(message))
+    assert ours.decode(ours.encode(message))["kwargs"] == {"times": {"17": 1.5}, "flag": True}
+    assert isinstance(dramatiq.get_encoder(), BodyEncoder)  # the site's broker uses it
+    body = scratch_actor.message(2**62 + 7).encode()
+    assert Message.decode(body).args == (2**62 + 7,)
+
+
+class _Heard(Middleware):
+    """Records the enqueue signals it receives, under its name."""
+
+    def __init__(self, name: str, heard: list[str]) -> None:
+        self.name, self.heard = name, heard
+
+    def before_enqueue(self, broker: Any, message: Any, delay: Any) -> None:
+        self.heard.append(f"before {self.name}")
+
+    def after_enqueue(self, broker: Any, message: Any, delay: Any) -> None:
+        self.heard.append(f"after {self.name}")
+
+
+class _Refuses(Middleware):
+    def before_enqueue(self, broker: Any, message: Any, delay: Any) -> None:
+        raise MiddlewareError("refused")
+
+
+def test_a_signal_reaches_the_middleware_that_handle_it_in_order() -> None:
+    heard: list[str] = []
+    deaf = Middleware()
+    broker = Broker(url=settings.AMQP_URL, middleware=[_Heard("a", heard), deaf])
+    message = scratch_actor.message(1)
+    broker.emit_before("enqueue", message, None)
+    broker.emit_after("enqueue", message, None)
+    assert heard == ["before a", "after a"]
+    assert broker._handlers_of("before_enqueue") == (broker.middleware[0],)
+    broker.add_middleware(_Heard("b", heard))  # one added later is heard too
+    heard.clear()
+    broker.emit_before("enqueue", message, None)
+    broker.emit_after("enqueue", message, None)
+    assert heard == ["before a", "before b", "after b", "after a"]
+    broker.add_middleware(_Refuses())
+    with pytest.raises(MiddlewareError, match="refused"):
+        broker.emit_before("enqueue", message, None)
