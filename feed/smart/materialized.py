@@ -41,8 +41,9 @@ def write(cluster: Cluster, user_id: int, chunk: Sequence[Shown]) -> int:
     kept: list[bytes] = []
     excess: list[bytes] = []
     seen: set[int] = set()
+    cap = home_cap()
     for entry in read(cluster, user_id):
-        fresh = entry.pin_id not in seen and len(kept) < home_cap()
+        fresh = entry.pin_id not in seen and len(kept) < cap
         (kept if fresh else excess).append(entry.column)
         seen.add(entry.pin_id)
     if excess:
