@@ -76,12 +76,8 @@ class Broker(RabbitmqBroker):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._handlers: dict[str, tuple[Middleware, ...]] = {}
+        self._handlers_among = 0  # how many middleware ``_handlers`` was found among
         super().__init__(*args, **kwargs)
-
-    def add_middleware(self, middleware: Middleware, *, before: Any = None,
-                       after: Any = None) -> None:
-        super().add_middleware(middleware, before=before, after=after)
-        self._handlers = {}
 
     def emit_before(self, signal: str, *args: Any, **kwargs: Any) -> None:
         signal = "before_" + signal
@@ -104,7 +100,11 @@ class Broker(RabbitmqBroker):
                                      exc_info=True)
 
     def _handlers_of(self, signal: str) -> tuple[Middleware, ...]:
-        """The middleware (in order) whose ``signal`` method is not Dramatiq's empty one."""
+        """The middleware (in order) whose ``signal`` method is not Dramatiq's empty one,
+        found again whenever middleware was added or removed (Dramatiq adds a worker's when
+        it starts; tests remove theirs from the list)."""
+        if self._handlers_among != len(self.middleware):
+            self._handlers, self._handlers_among = {}, len(self.middleware)
         found = self._handlers.get(signal)
         if found is None:
             empty = getattr(Middleware, signal, None)

@@ -202,7 +202,7 @@ class _Refuses(Middleware):
         raise MiddlewareError("refused")
 
 
-def test_a_signal_reaches_the_middleware_that_handle_it_in_order() -> None:
+def test_a_signal_reaches_only_the_middleware_that_handles_it_in_order() -> None:
     heard: list[str] = []
     deaf = Middleware()
     broker = Broker(url=settings.AMQP_URL, middleware=[_Heard("a", heard), deaf])
@@ -216,6 +216,10 @@ def test_a_signal_reaches_the_middleware_that_handle_it_in_order() -> None:
     broker.emit_before("enqueue", message, None)
     broker.emit_after("enqueue", message, None)
     assert heard == ["before a", "before b", "after b", "after a"]
+    broker.middleware.remove(broker.middleware[0])  # one taken out of the list is not
+    heard.clear()
+    broker.emit_before("enqueue", message, None)
+    assert heard == ["before b"]
     broker.add_middleware(_Refuses())
     with pytest.raises(MiddlewareError, match="refused"):
         broker.emit_before("enqueue", message, None)
