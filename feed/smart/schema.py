@@ -95,6 +95,11 @@ def affinity_column(kind: Affinity, object_id: int) -> bytes:
     return AFFINITY_PREFIX + kind.encode() + USER.pack(object_id)
 
 
+def home_column(shown_us: int, position: int) -> bytes:
+    """The materialized feed's column of the pin shown at ``shown_us``, ``position``."""
+    return HOME_PREFIX + QUALIFIER.pack(MAX_TIME - shown_us, position)
+
+
 @dataclass(frozen=True)
 class Shown:
     """One entry of the materialized feed: a pin shown at ``shown_us``, at ``position`` of
@@ -113,7 +118,7 @@ class Shown:
 
     @property
     def column(self) -> bytes:
-        return HOME_PREFIX + self.qualifier
+        return home_column(self.shown_us, self.position)
 
     @property
     def value(self) -> bytes:

@@ -96,10 +96,12 @@ def _first_page(user: int, size: int) -> HomePage:
     now = now_us()
     pending = _generators().submit(generator.generate, user, now, size)
     try:
-        shown: list[Shown] | None = _shown(user)
+        row: list[Shown] | None = speculative(
+            lambda cluster: materialized.read_all(cluster, user))
         read_error: FeedUnavailable | None = None
     except FeedUnavailable as exc:
-        shown, read_error = None, exc
+        row, read_error = None, exc
+    shown = None if row is None else materialized.unique(row)
     chunk, outcome = _chunk(pending, budget_seconds() - (time.perf_counter() - started))
     fresh: list[Shown] = []
     if chunk is not None:
@@ -110,7 +112,8 @@ def _first_page(user: int, size: int) -> HomePage:
                        score(pick.quality, pick.created_us, chunk.at_us, half_life))
                  for position, pick in enumerate(picks)]
         if fresh or chunk.removals() or chunk.pulled_mark_us is not None:
-            _send(tasks.visit_messages(user, chunk, fresh))
+            trimmed = None if row is None else materialized.excess(fresh + row)
+            _send(tasks.visit_messages(user, chunk, fresh, trimmed))
     else:
         _send([tasks.missed.message(user, now)])
     if shown is None and not fresh:

@@ -18,7 +18,7 @@ import dramatiq
 
 from feed.queues import RETRIES, per_cluster
 from feed.smart import generator, intake, materialized, pools
-from feed.smart.schema import Shown, Source
+from feed.smart.schema import Shown, Source, home_column
 from feed.store.pools import CLUSTERS, Cluster
 from toolkit import acting
 from toolkit.queue import send_all
@@ -112,8 +112,13 @@ def forget_user(user_id: int) -> None:
     pools.forget(user_id)
 
 
-def _materialize(cluster: Cluster, user_id: int, entries: list[list[int]]) -> None:
-    materialized.write(cluster, user_id, [Shown.from_message(item) for item in entries])
+def _materialize(cluster: Cluster, user_id: int, entries: list[list[int]],
+                 trimmed: list[list[int]] | None = None) -> None:
+    """``trimmed``: the ``[shown_us, position]`` of the entries the visit found the chunk
+    pushes out (None: the write reads the row for them)."""
+    materialized.write(cluster, user_id, [Shown.from_message(item) for item in entries],
+                       None if trimmed is None else [home_column(int(shown_us), int(position))
+                                                     for shown_us, position in trimmed])
 
 
 def _forget_home(cluster: Cluster, user_id: int) -> None:
@@ -125,13 +130,15 @@ forget_home = per_cluster("smartfeed_forget_home", _forget_home, MAINTENANCE)
 
 
 def visit_messages(user_id: int, chunk: generator.Chunk, shown: list[Shown],
-                   ) -> list[dramatiq.Message[Any]]:
-    """What a shown chunk leaves to the queue: the materialized feed on each cluster, then
-    the pool removals and the state, then the pulled pins it did not use."""
+                   trimmed: list[Shown] | None = None) -> list[dramatiq.Message[Any]]:
+    """What a shown chunk leaves to the queue: the materialized feed on each cluster (with
+    the entries ``trimmed`` the chunk pushes out, when the visit read them), then the pool
+    removals and the state, then the pulled pins it did not use."""
     entries = [item.as_message() for item in shown]
+    trims = None if trimmed is None else [[item.shown_us, item.position] for item in trimmed]
     kept = ([] if chunk.pulled_mark_us is None else
             [keep_pulled.message(user_id, chunk.pulled_to_keep(), chunk.pulled_mark_us)])
-    return [*(materialize[cluster].message(user_id, entries) for cluster in CLUSTERS),
+    return [*(materialize[cluster].message(user_id, entries, trims) for cluster in CLUSTERS),
             take.message(user_id, [key.hex() for key in chunk.removals()], chunk.at_us,
                          chunk.size, chunk.composition()),
             *kept]
