@@ -20,12 +20,14 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import pytest
 import redis
 from django.utils import timezone
 
+from auditlog.models import AuditEntry
 from benchmarks.failover_redis import sees_the_replica
 from devstack.pairs import destroy
 from devstack.ports import free_loopback_ports
@@ -136,11 +138,19 @@ def test_a_sigkilled_master_is_failed_over_by_sentinel_and_followed_without_a_co
 
     # the operator audit log: the orchestrator's take-over (its reconcile a part of it), then
     # the replica it recorded
-    taken = the_entry("graph.promote", MASTER_NAME, since, actor_kind="orchestrator")
+    taken = _finished("graph.promote", MASTER_NAME, since)
     assert taken.outcome == "ok" and result_of(taken)["new_master"] == REPLICA_NAME
     assert taken.arguments == {"replica": REPLICA_NAME, "by": "Redis Sentinel"}
-    attached = the_entry("graph.attach_replica", REPLICA_NAME, since, actor_kind="orchestrator")
+    attached = _finished("graph.attach_replica", REPLICA_NAME, since)
     assert (attached.outcome, attached.arguments) == ("ok", {"replica": MASTER_NAME})
+
+
+def _finished(action: str, target: str, since: datetime) -> AuditEntry:
+    """The orchestrator's one entry of ``action`` on ``target``, once its operation has ended
+    (the vshard map shows the change a moment before the entry records its outcome)."""
+    assert wait_until(lambda: the_entry(action, target, since, actor_kind="orchestrator")
+                      .outcome != "running", timeout=30)
+    return the_entry(action, target, since, actor_kind="orchestrator")
 
 
 @pytest.mark.slow
