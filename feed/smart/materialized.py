@@ -56,25 +56,19 @@ def unique(entries: Sequence[Shown]) -> list[Shown]:
 def excess(entries: Sequence[Shown]) -> list[Shown]:
     """Of a row's entries, newest first, those a trim drops: older showings of a pin and
     every entry past the cap."""
-    cap = home_cap()
-    dropped: list[Shown] = []
-    seen: set[int] = set()
-    for entry in entries:
-        if entry.pin_id in seen or len(seen) >= cap:
-            dropped.append(entry)
-        seen.add(entry.pin_id)
-    return dropped
+    kept = {entry.column for entry in unique(entries)[:home_cap()]}
+    return [entry for entry in entries if entry.column not in kept]
 
 
 def write(cluster: Cluster, user_id: int, chunk: Sequence[Shown],
-          trimmed: Sequence[bytes] | None = None) -> int:
+          trimmed: Sequence[Shown] | None = None) -> int:
     """Add a chunk to the user's materialized feed, drop older showings of the same pins and
-    trim it to the cap; returns how many entries went. ``trimmed``: the columns to drop, as
+    trim it to the cap; returns how many entries went. ``trimmed``: the entries to drop, as
     the visit found them (:func:`excess` of the chunk and the row it read), put and deleted
     in one call; None reads the row after the put to find them."""
     row = user_row(user_id)
     if trimmed is not None:
-        dropped = set(trimmed)
+        dropped = {entry.column for entry in trimmed}
         rows.write(cluster, home_table(),
                    puts={row: {shown.column: shown.value for shown in chunk
                                if shown.column not in dropped}},

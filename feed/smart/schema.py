@@ -95,11 +95,6 @@ def affinity_column(kind: Affinity, object_id: int) -> bytes:
     return AFFINITY_PREFIX + kind.encode() + USER.pack(object_id)
 
 
-def home_column(shown_us: int, position: int) -> bytes:
-    """The materialized feed's column of the pin shown at ``shown_us``, ``position``."""
-    return HOME_PREFIX + QUALIFIER.pack(MAX_TIME - shown_us, position)
-
-
 @dataclass(frozen=True)
 class Shown:
     """One entry of the materialized feed: a pin shown at ``shown_us``, at ``position`` of
@@ -118,7 +113,7 @@ class Shown:
 
     @property
     def column(self) -> bytes:
-        return home_column(self.shown_us, self.position)
+        return HOME_PREFIX + self.qualifier
 
     @property
     def value(self) -> bytes:

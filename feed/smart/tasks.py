@@ -18,7 +18,7 @@ import dramatiq
 
 from feed.queues import RETRIES, per_cluster
 from feed.smart import generator, intake, materialized, pools
-from feed.smart.schema import Shown, Source, home_column
+from feed.smart.schema import Shown, Source
 from feed.store.pools import CLUSTERS, Cluster
 from toolkit import acting
 from toolkit.queue import send_all
@@ -114,11 +114,11 @@ def forget_user(user_id: int) -> None:
 
 def _materialize(cluster: Cluster, user_id: int, entries: list[list[int]],
                  trimmed: list[list[int]] | None = None) -> None:
-    """``trimmed``: the ``[shown_us, position]`` of the entries the visit found the chunk
-    pushes out (None: the write reads the row for them)."""
+    """``trimmed``: the entries the visit found the chunk pushes out (None: the write reads
+    the row for them)."""
     materialized.write(cluster, user_id, [Shown.from_message(item) for item in entries],
-                       None if trimmed is None else [home_column(int(shown_us), int(position))
-                                                     for shown_us, position in trimmed])
+                       None if trimmed is None else [Shown.from_message(item)
+                                                     for item in trimmed])
 
 
 def _forget_home(cluster: Cluster, user_id: int) -> None:
@@ -135,7 +135,7 @@ def visit_messages(user_id: int, chunk: generator.Chunk, shown: list[Shown],
     the entries ``trimmed`` the chunk pushes out, when the visit read them), then the pool
     removals and the state, then the pulled pins it did not use."""
     entries = [item.as_message() for item in shown]
-    trims = None if trimmed is None else [[item.shown_us, item.position] for item in trimmed]
+    trims = None if trimmed is None else [item.as_message() for item in trimmed]
     kept = ([] if chunk.pulled_mark_us is None else
             [keep_pulled.message(user_id, chunk.pulled_to_keep(), chunk.pulled_mark_us)])
     return [*(materialize[cluster].message(user_id, entries, trims) for cluster in CLUSTERS),

@@ -45,7 +45,7 @@ def test_a_write_told_what_goes_puts_and_deletes_in_one_call(
     assert [(entry.pin_id, entry.shown_us) for entry in gone] == [(12, now - 2_000),
                                                                   (13, now - 2_000)]
     calls = _thrift_calls(monkeypatch)
-    assert materialized.write("primary", user, chunk, [entry.column for entry in gone]) == 2
+    assert materialized.write("primary", user, chunk, gone) == 2
     assert calls == {"mutateRows": 1}
     assert _pins(user) == [21, 12, 11]
 
@@ -64,7 +64,7 @@ def test_a_chunk_past_the_cap_on_its_own_is_cut_to_it(settings: Settings) -> Non
     settings.PINSITE_SMARTFEED = {**getattr(settings, "PINSITE_SMARTFEED", {}), "HOME_CAP": 2}
     user, chunk = new_user("mat"), _chunk(now_us(), [31, 32, 33])
     gone = materialized.excess(chunk)
-    assert materialized.write("primary", user, chunk, [entry.column for entry in gone]) == 1
+    assert materialized.write("primary", user, chunk, gone) == 1
     assert _pins(user) == [31, 32]
 
 
@@ -89,5 +89,5 @@ def test_two_showings_of_a_pin_read_as_the_last_until_a_trim_drops_the_first() -
     third = _chunk(now + 2_000, [43])
     gone = materialized.excess(third + materialized.read_all("primary", user))
     assert {entry.shown_us for entry in gone} == {now - 2_000}
-    materialized.write("primary", user, third, [entry.column for entry in gone])
+    materialized.write("primary", user, third, gone)
     assert _pins(user) == [43, 41, 42]
