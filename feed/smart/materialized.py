@@ -56,8 +56,14 @@ def unique(entries: Sequence[Shown]) -> list[Shown]:
 def excess(entries: Sequence[Shown]) -> list[Shown]:
     """Of a row's entries, newest first, those a trim drops: older showings of a pin and
     every entry past the cap."""
-    kept = {entry.column for entry in unique(entries)[:home_cap()]}
-    return [entry for entry in entries if entry.column not in kept]
+    cap = home_cap()
+    dropped: list[Shown] = []
+    seen: set[int] = set()
+    for entry in entries:  # one pass: a visit's request runs it over the whole row
+        if entry.pin_id in seen or len(seen) >= cap:
+            dropped.append(entry)
+        seen.add(entry.pin_id)
+    return dropped
 
 
 def write(cluster: Cluster, user_id: int, chunk: Sequence[Shown],
