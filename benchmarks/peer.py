@@ -39,6 +39,7 @@ from benchmarks.measure import Latency, closed_loop, token_session, wait_until_s
 from devstack.ports import free_loopback_ports
 from graph import actions as graph
 from pins.actions import create_board, create_pin, create_pinner
+from pinsite.serving import gunicorn as site_gunicorn
 from sharding.replication import admin_cursor
 
 USERS = 10_000
@@ -156,7 +157,7 @@ def plain_site(database: str, workers: int, threads: int,
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "benchmarks.plain.wsgi:application",
          "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads),
-         "--worker-class", "gthread", "--keep-alive", "15"],
+         "--worker-class", site_gunicorn.worker_class, "--keep-alive", "15"],
         cwd=settings.BASE_DIR, env=environment(database), stdout=log.open("wb"),
         stderr=subprocess.STDOUT)
     try:

@@ -15,7 +15,9 @@ from benchmarks import (
     site,
     smartfeed,
     split,
+    web_worker,
 )
 
 BENCHES: dict[str, ModuleType] = {bench.NAME: bench for bench in (
-    shards, graph, feed, feed_audit, events, smartfeed, failover, split, legacy_import, site)}
+    shards, graph, feed, feed_audit, events, smartfeed, failover, split, legacy_import, site,
+    web_worker)}

@@ -1,8 +1,9 @@
 """The production web server's configuration: ``gunicorn -c python:pinsite.serving.gunicorn``.
 
-Threaded workers (``gthread``) keep client connections alive between requests (a browser's or
-an API client's next request skips the TCP handshake) and let a worker wait on several stores
-at once; several worker processes use every core. Nothing is loaded before the fork, so each
+Threaded workers (:mod:`pinsite.serving.threaded`, gunicorn's ``gthread`` without its
+hand-offs between threads) keep client connections alive between requests (a browser's or an
+API client's next request skips the TCP handshake) and let a worker wait on several stores at
+once; several worker processes use every core. Nothing is loaded before the fork, so each
 worker opens its own MySQL, Redis, HBase, ZooKeeper and RabbitMQ connections.
 
 Environment: ``PINSITE_BIND`` (default 127.0.0.1:8000), ``PINSITE_WEB_WORKERS`` and
@@ -24,7 +25,7 @@ from pinsite.serving.layout import web_threads, web_workers
 wsgi_app = "pinsite.wsgi:application"
 bind = [env.text("PINSITE_BIND", "127.0.0.1:8000")]
 workers = web_workers()
-worker_class = "gthread"
+worker_class = "pinsite.serving.threaded.ThreadedWorker"
 threads = web_threads()
 keepalive = 15
 timeout = 30

@@ -148,3 +148,25 @@ def test_a_store_that_does_not_answer_is_a_command_error(settings: Settings) -> 
                          "--reads", "5", stdout=io.StringIO())
     finally:
         connections.reset()
+
+
+@pytest.mark.parametrize("option", ["--rounds", "--seconds", "--clients", "--samples"])
+def test_web_counts_below_one_are_a_command_error(option: str) -> None:
+    with pytest.raises(CommandError, match=f"{option} must be at least 1"):
+        call_command("bench", "web", option, "0")
+
+
+@pytest.mark.beside
+def test_the_web_bench_measures_both_workers_on_both_targets() -> None:
+    out = io.StringIO()
+    call_command("bench", "web", "--json", "--rounds", "1", "--seconds", "1", "--samples", "5",
+                 "--clients", "4", stdout=out)
+    figures = json.loads(out.getvalue())
+    assert figures["profile_view_in_process_cpu_ms"] > 0
+    for target in ("bare", "profile"):
+        for worker in ("ThreadedWorker", "gthread"):
+            shown = figures[target][worker]
+            assert shown["requests_per_second"] > 0 and shown["web_cpu_ms_per_request"] > 0
+            assert len(shown["runs_cpu_ms"]) == 1
+        assert figures[target]["cpu_ratio_site_worker_to_gthread"] > 0
+    assert figures["profile"]["ThreadedWorker"]["web_to_view"] > 0

@@ -26,4 +26,4 @@ def test_gunicorn_takes_the_layout_the_environment_sets() -> None:
         [sys.executable, "-c", "from pinsite.serving import gunicorn as g; "
                                "print(g.workers, g.threads, g.worker_class)"],
         cwd=settings.BASE_DIR, env=env, capture_output=True, text=True, check=True)
-    assert shown.stdout.split() == ["5", "3", "gthread"]
+    assert shown.stdout.split() == ["5", "3", "pinsite.serving.threaded.ThreadedWorker"]

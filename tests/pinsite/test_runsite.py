@@ -93,7 +93,8 @@ def _session(caller: Caller) -> requests.Session:
 
 
 def test_the_site_runs_gunicorn_workers_and_a_queue_worker(site: Site) -> None:
-    assert "gunicorn" in site.log.read_text() and "gthread" in site.log.read_text()
+    assert "gunicorn" in site.log.read_text()
+    assert "Using worker: pinsite.serving.threaded.ThreadedWorker" in site.log.read_text()
     assert (site.var / "runsite.pid").read_text().strip() == str(site.process.pid)
     assert len(_children(site.process.pid)) == 2
     health = requests.get(site.url + "/healthz", timeout=5)
