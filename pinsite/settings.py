@@ -193,8 +193,8 @@ PINSITE_FEED = {
 # --- Smart home feed (PINSITE_SMARTFEED_BUDGET_MS, ...; see feed/smart/conf.py) ----------
 
 PINSITE_SMARTFEED = env.numbers("PINSITE_SMARTFEED_", [
-    "BUDGET_MS", "VISIT_LINGER_MS", "POOL_CAP", "POOL_SLACK", "CHUNK_MIN", "CHUNK_MAX",
-    "HOME_CAP", "HALF_LIFE_HOURS"])
+    "BUDGET_MS", "FIRST_BUDGET_MS", "VISIT_LINGER_MS", "POOL_CAP", "POOL_SLACK", "CHUNK_MIN",
+    "CHUNK_MAX", "HOME_CAP", "HALF_LIFE_HOURS"])
 
 # --- Domain events: the outbox relay (PINSITE_EVENTS_RELAY_BATCH, ...; see events/conf.py) -
 

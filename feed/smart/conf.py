@@ -17,6 +17,9 @@ from toolkit.settings import Settings
 DEFAULTS: dict[str, Any] = {
     # The generator's time budget per visit; past it the service answers without a chunk.
     "BUDGET_MS": 100,
+    # The budget when earlier visits showed nothing (a first visit, or the materialized feed
+    # unreadable): with nothing to answer instead, an empty page is worse than a slower one.
+    "FIRST_BUDGET_MS": 1000,
     "GENERATOR_THREADS": 16,
     # A visit's messages are sent by a background thread with those of the visits made within
     # this long (one transaction, one disk sync for all of them).
@@ -47,8 +50,13 @@ DEFAULTS: dict[str, Any] = {
 smart_settings = Settings("PINSITE_SMARTFEED", DEFAULTS)
 
 
-def budget_seconds() -> float:
-    return smart_settings.number("BUDGET_MS") / 1000
+def budget_seconds(shown_before: bool = True) -> float:
+    """How long a first page waits for the generator's chunk: ``BUDGET_MS``, or, when earlier
+    visits showed nothing to answer with instead, ``FIRST_BUDGET_MS`` (if longer)."""
+    budget = smart_settings.number("BUDGET_MS")
+    if not shown_before:
+        budget = max(budget, smart_settings.number("FIRST_BUDGET_MS"))
+    return budget / 1000
 
 
 def pool_cap() -> int:

@@ -6,7 +6,9 @@ same time (speculatively, primary then standby). It waits for the chunk only unt
 was shown before, and leaves the materialized feed's write and the pools' removals to the queue.
 If the generator fails or is late, the page is the materialized feed alone (and the pools keep
 their pins for the next visit): a pinner never sees an error because the pools cluster or the
-generator is down. Later pages (a cursor) read the materialized feed only.
+generator is down. When earlier visits showed nothing (a pinner's first visit), there is no
+such page to give, and the chunk is waited for longer (``FIRST_BUDGET_MS``, 1 s). Later pages
+(a cursor) read the materialized feed only.
 
 A visit's messages are handed to the process's visits thread, which sends those of the visits
 made within ``VISIT_LINGER_MS`` together (:class:`toolkit.threads.Batcher`), each visit's in
@@ -102,7 +104,8 @@ def _first_page(user: int, size: int) -> HomePage:
     except FeedUnavailable as exc:
         row, read_error = None, exc
     shown = None if row is None else materialized.unique(row)
-    chunk, outcome = _chunk(pending, budget_seconds() - (time.perf_counter() - started))
+    chunk, outcome = _chunk(pending, budget_seconds(bool(shown))
+                            - (time.perf_counter() - started))
     fresh: list[Shown] = []
     if chunk is not None:
         seen = {entry.pin_id for entry in shown or ()}

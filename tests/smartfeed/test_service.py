@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -82,6 +83,37 @@ def test_a_failing_or_stalled_generator_gives_the_materialized_feed(
     assert after["outcomes"][outcome] == before["outcomes"][outcome] + 1
     if outcome == "timeout":  # a stall counts in the generator's times as the budget waited
         assert after["generator_ms"]["max"] >= BUDGET_MS
+
+
+class Late:
+    """The generator, answering after ``seconds`` (as a cold one does after a restart)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.generate = generator.generate
+
+    def __call__(self, user_id: int, now_us: int | None = None,
+                 limit: int | None = None) -> generator.Chunk:
+        time.sleep(self.seconds)
+        return self.generate(user_id, now_us, limit)
+
+
+def test_a_first_visit_waits_longer_for_a_late_chunk_than_a_visit_with_history(
+        settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A generator later than the budget: a pinner with pins shown before gets them at once
+    (``timeout``); one shown nothing yet would get an empty page, so it waits for the chunk
+    (``FIRST_BUDGET_MS``)."""
+    settings.PINSITE_SMARTFEED = {"BUDGET_MS": 50, "FIRST_BUDGET_MS": 10_000}
+    seasoned, shown_before = reader_with_history()
+    newcomer, _ = reader_with_history(0)
+    home_page(seasoned, limit=3, after=None)  # warm connections
+    monkeypatch.setattr(generator, "generate", Late(0.5))
+    with_history = home_page(seasoned, limit=50)
+    assert with_history.outcome == "timeout" and with_history.new == 0
+    assert [pin.id for pin in with_history.items][-5:] == shown_before
+    first = home_page(newcomer, limit=50)
+    assert first.outcome == "chunk" and first.new == 1
+    assert [pin.title for pin in first.items] == ["in the pool"]
 
 
 def test_after_a_missed_visit_the_next_chunk_is_no_smaller(settings: Settings) -> None:
