@@ -30,14 +30,19 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import requests
 from django.conf import settings
 from django.core.management.base import CommandParser
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from benchmarks import cpu
-from benchmarks.measure import closed_loop, ratio, token_session, wait_until_quiet
+from benchmarks.measure import (
+    closed_loop,
+    ratio,
+    token_session,
+    wait_until_quiet,
+    wait_until_serving,
+)
 from devstack.ports import free_loopback_ports
 from pins.actions import create_pinner
 from pinsite.serving import gunicorn as site_gunicorn
@@ -165,22 +170,10 @@ def _server(worker_class: str, target: str) -> Iterator[tuple[str, int]]:
          "--threads", str(web_threads()), "--keep-alive", "15"],
         cwd=settings.BASE_DIR, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     try:
-        _wait_until_answering(url, process, log)
+        wait_until_serving(f"gunicorn with {worker_class}", url, process, log)
         yield url, process.pid
     finally:
         if process.poll() is None:
             process.terminate()
             process.wait(timeout=60)
 
-
-def _wait_until_answering(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"gunicorn exited: see {log}")
-        try:
-            requests.get(url + "/", timeout=2)
-            return
-        except requests.RequestException:
-            time.sleep(0.2)
-    raise RuntimeError(f"gunicorn did not answer within 60 s: see {log}")
