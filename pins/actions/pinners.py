@@ -6,14 +6,11 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import reduce
-from operator import or_
 from typing import Any
 
 from django.contrib.auth import SESSION_KEY, get_user_model
 from django.contrib.sessions.models import Session
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from auditlog.operations import operation
@@ -122,11 +119,13 @@ def _user_data(username: str, display_name: str) -> dict[str, Any]:
 
 
 def _taken_of(usernames: list[str]) -> set[str]:
-    """Which of ``usernames`` have an account, case-folded (one query)."""
+    """Which of ``usernames`` have an account, case-folded (one query). ``IN`` matches as
+    ``iexact`` does: MySQL compares in the column's collation, which is case-insensitive, as
+    Django's ``iexact`` (a ``LIKE``) relies on too; an ``OR`` of 10,000 ``LIKE``s took seconds
+    where ``IN`` takes tens of milliseconds."""
     if not usernames:
         return set()
-    found = get_user_model().objects.filter(
-        reduce(or_, (Q(username__iexact=username) for username in usernames)))
+    found = get_user_model().objects.filter(username__in=usernames)
     return {username.casefold() for username in found.values_list("username", flat=True)}
 
 
