@@ -139,7 +139,7 @@ def _measure(worker_class: str, target: str, page: str, token: str, clients: int
         counts[:] = [0] * clients
         before = cpu.snapshot()
         took = closed_loop([client(index) for index in range(clients)], seconds)
-        use = cpu.used(before, cpu.snapshot(), _of_server(master))
+        use = cpu.used(before, cpu.snapshot(), cpu.groups_of_site(master, os.getpid()))
         for session in sessions:
             session.close()
     if failures:
@@ -147,12 +147,6 @@ def _measure(worker_class: str, target: str, page: str, token: str, clients: int
                            f"(first answer {failures[0]})")
     done = sum(counts)
     return {"cpu_ms": use.by_group.get("web", 0.0) / max(1, done), "per_s": done / took}
-
-
-def _of_server(master: int) -> Callable[[cpu.Process, dict[int, cpu.Process]], str]:
-    def group_of(process: cpu.Process, _: dict[int, cpu.Process]) -> str:
-        return "web" if process.parent == master else "other"
-    return group_of
 
 
 @contextmanager

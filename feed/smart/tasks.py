@@ -116,9 +116,11 @@ def _materialize(cluster: Cluster, user_id: int, entries: list[list[int]],
                  trimmed: list[list[int]] | None = None) -> None:
     """``trimmed``: the entries the visit found the chunk pushes out (None: the write reads
     the row for them)."""
-    materialized.write(cluster, user_id, [Shown.from_message(item) for item in entries],
-                       None if trimmed is None else [Shown.from_message(item)
-                                                     for item in trimmed])
+    def shown(items: list[list[int]]) -> list[Shown]:
+        return [Shown.from_message(item) for item in items]
+
+    materialized.write(cluster, user_id, shown(entries),
+                       None if trimmed is None else shown(trimmed))
 
 
 def _forget_home(cluster: Cluster, user_id: int) -> None:

@@ -62,6 +62,19 @@ def _connection(address: str) -> http.client.HTTPConnection:
     return http.client.HTTPConnection(address, timeout=10)
 
 
+BODY = b"done"
+
+
+def _slow_request(address: str) -> http.client.HTTPConnection:
+    """A connection with a request to ``/slow`` whose body is not sent yet: the request holds
+    its thread until the caller sends :data:`BODY`."""
+    connection = _connection(address)
+    connection.putrequest("POST", "/slow")
+    connection.putheader("Content-Length", str(len(BODY)))
+    connection.endheaders()
+    return connection
+
+
 def _get(connection: http.client.HTTPConnection, path: str) -> http.client.HTTPResponse:
     connection.request("GET", path)
     return connection.getresponse()
@@ -112,11 +125,12 @@ def test_more_clients_than_threads_are_all_answered(tmp_path: Path) -> None:
 
 def test_a_slow_request_holds_one_thread_and_the_other_serves(tmp_path: Path) -> None:
     with server(tmp_path) as (address, _, _):
-        slow = _connection(address)
-        slow.request("GET", "/slow?3")
+        slow = _slow_request(address)
+        assert wait_until((tmp_path / "slow-started").exists, timeout=10)
         quick = _connection(address)
         for _ in range(20):
             assert _get(quick, "/").read() == b"ok"
+        slow.send(BODY)
         assert slow.getresponse().read() == b"slow done"
 
 
@@ -154,10 +168,11 @@ def test_past_the_connection_limit_a_client_waits_for_a_connection_to_close(
 
 def test_sigterm_lets_the_request_in_hand_finish(tmp_path: Path) -> None:
     with server(tmp_path) as (address, master, log):
-        connection = _connection(address)
-        connection.request("GET", "/slow?2")
+        connection = _slow_request(address)
         assert wait_until((tmp_path / "slow-started").exists, timeout=10)
         os.kill(master, signal.SIGTERM)
+        assert wait_until(lambda: "Handling signal: term" in log.read_text(), timeout=10)
+        connection.send(BODY)
         assert connection.getresponse().read() == b"slow done"
         assert wait_until(lambda: "Shutting down: Master" in log.read_text(), timeout=30)
 

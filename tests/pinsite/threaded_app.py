@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -15,12 +14,12 @@ StartResponse = Callable[..., Any]
 
 def app(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
     path = environ["PATH_INFO"]
-    if path == "/slow":  # answers after the seconds asked for, its start marked in a file
+    if path == "/slow":  # its start marked in a file, answered once the client sends its body
         mark = os.environ.get("THREADED_APP_MARK")
         if mark:
             with open(mark, "w"):
                 pass
-        time.sleep(float(environ["QUERY_STRING"] or "1"))
+        environ["wsgi.input"].read()
         return _answer(start_response, b"slow done")
     if path == "/echo":
         body = environ["wsgi.input"].read()

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import signal
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import dramatiq
 import pytest
@@ -18,7 +18,7 @@ from prometheus_client import REGISTRY
 from pytest_django import Settings
 
 from devstack import Stack
-from feed.smart import generator, health, materialized, pools
+from feed.smart import generator, health, materialized, pools, service
 from feed.smart.generator import chunk_size
 from feed.smart.pools import Insert
 from feed.smart.schema import Shown
@@ -85,16 +85,17 @@ def test_a_failing_or_stalled_generator_gives_the_materialized_feed(
         assert after["generator_ms"]["max"] >= BUDGET_MS
 
 
-class Late:
-    """The generator, answering after ``seconds`` (as a cold one does after a restart)."""
+class Held:
+    """The generator, answering only once the test releases it (as a cold one answers late,
+    after a restart)."""
 
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
+    def __init__(self) -> None:
+        self.release = threading.Event()
         self.generate = generator.generate
 
     def __call__(self, user_id: int, now_us: int | None = None,
                  limit: int | None = None) -> generator.Chunk:
-        time.sleep(self.seconds)
+        self.release.wait(60)
         return self.generate(user_id, now_us, limit)
 
 
@@ -102,16 +103,35 @@ def test_a_first_visit_waits_longer_for_a_late_chunk_than_a_visit_with_history(
         settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     """A generator later than the budget: a pinner with pins shown before gets them at once
     (``timeout``); one shown nothing yet would get an empty page, so it waits for the chunk
-    (``FIRST_BUDGET_MS``)."""
-    settings.PINSITE_SMARTFEED = {"BUDGET_MS": 50, "FIRST_BUDGET_MS": 10_000}
+    (``FIRST_BUDGET_MS``). The generator is released once the newcomer's page waits for it,
+    past a budget of nothing."""
+    settings.PINSITE_SMARTFEED = {"BUDGET_MS": 0, "FIRST_BUDGET_MS": 10_000}
     seasoned, shown_before = reader_with_history()
     newcomer, _ = reader_with_history(0)
     home_page(seasoned, limit=3, after=None)  # warm connections
-    monkeypatch.setattr(generator, "generate", Late(0.5))
+    held = Held()
+    monkeypatch.setattr(generator, "generate", held)
     with_history = home_page(seasoned, limit=50)
+    held.release.set()
     assert with_history.outcome == "timeout" and with_history.new == 0
     assert [pin.id for pin in with_history.items][-5:] == shown_before
-    first = home_page(newcomer, limit=50)
+    held = Held()
+    monkeypatch.setattr(generator, "generate", held)
+    waiting = threading.Event()
+    chunk_of = service._chunk
+
+    def waited(pending: Any, wait: float) -> Any:
+        waiting.set()
+        return chunk_of(pending, wait)
+
+    monkeypatch.setattr(service, "_chunk", waited)
+    pages: list[Any] = []
+    visit = threading.Thread(target=lambda: pages.append(home_page(newcomer, limit=50)))
+    visit.start()
+    assert wait_until(waiting.is_set, timeout=30)
+    held.release.set()
+    visit.join(60)
+    [first] = pages
     assert first.outcome == "chunk" and first.new == 1
     assert [pin.title for pin in first.items] == ["in the pool"]
 
