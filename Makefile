@@ -36,7 +36,7 @@ stack: bytecode
 	PINSITE_PROFILE=dev $(MANAGE) smartfeed rebuild --all --empty-only --quiet
 
 run: stack
-	PINSITE_PROFILE=dev $(MANAGE) runsite $(HOST):$(PORT)
+	PINSITE_PROFILE=dev $(MANAGE) runsite --orchestrator $(HOST):$(PORT)
 
 test-stack: bytecode
 	$(PYTHON) -m devstack --profile test up

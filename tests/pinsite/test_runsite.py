@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import pytest
 import requests
 from django.conf import settings
 
+from sharding import orchestrator
 from tests.api.helpers import Caller, new_caller
 from tests.pins.helpers import image_bytes
 from tests.polling import wait_until
@@ -41,7 +43,13 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    var = tmp_path_factory.mktemp("runsite")
+    with _running(tmp_path_factory.mktemp("runsite")) as running:
+        yield running
+
+
+@contextmanager
+def _running(var: Path, *options: str) -> Iterator[Site]:
+    """``manage.py runsite`` with ``options`` on a free port, serving; stopped after."""
     log = var / "runsite.log"
     port = _free_port()
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "pinsite.test_settings",
@@ -49,7 +57,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "manage.py", "runsite", f"127.0.0.1:{port}", "--workers", "2",
-             "--threads", "2", "--queue-threads", "2"],
+             "--threads", "2", "--queue-threads", "2", *options],
             cwd=settings.BASE_DIR, env=env, stdout=out, stderr=subprocess.STDOUT)
     running = Site(f"http://127.0.0.1:{port}", process, var, log)
     try:
@@ -206,3 +214,25 @@ def test_sigterm_stops_every_process_of_the_site(site: Site) -> None:
             "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
     assert not (site.var / "runsite.pid").exists()
     assert "Shutting down: Master" in site.log.read_text()
+
+
+@pytest.mark.alone  # an orchestrator fails over the masters it finds dead: nothing beside it
+def test_an_orchestrator_runs_beside_the_site_when_asked(tmp_path: Path) -> None:
+    with _running(tmp_path, "--orchestrator") as running:
+        found = [pid for pid in _children(running.process.pid)
+                 if b"orchestrator" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        assert len(found) == 1, running.log.read_text()[-3000:]
+        name = f"{socket.gethostname()}:{found[0]}"
+        assert wait_until(lambda: _leads(name), timeout=60, every=0.2), orchestrator.status()
+        running.process.send_signal(signal.SIGTERM)
+        assert running.process.wait(timeout=60) == 0
+    assert not Path(f"/proc/{found[0]}").exists() or \
+        "zombie" in Path(f"/proc/{found[0]}/status").read_text().lower()
+    assert wait_until(lambda: name not in orchestrator.status()["contenders"], timeout=30,
+                      every=0.2)
+
+
+def _leads(name: str) -> bool:
+    """Whether orchestrator ``name`` leads and has finished a round."""
+    status = orchestrator.status()
+    return bool(status["leader"] == name and status["rounds"])

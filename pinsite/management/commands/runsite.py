@@ -4,7 +4,10 @@ Starts, as child processes:
 
 - the web server: gunicorn with threaded workers (:mod:`pinsite.serving.gunicorn`), static
   files served by WhiteNoise after a ``collectstatic``;
-- the queue workers: ``dramatiq pinsite.worker`` (the outbox relay runs inside them).
+- the queue workers: ``dramatiq pinsite.worker`` (the outbox relay runs inside them);
+- with ``--orchestrator`` (``make run`` gives it), one ``manage.py orchestrator run``: a dead
+  shard master failed over, and the graph's masters that Sentinel promoted (also while the
+  site was stopped) taken into the vshard map, as a deployment's orchestrators do.
 
 Every child writes its metrics to ``var/<profile>/metrics`` (emptied at start), so the site's
 ``/metrics`` sums them all. The command writes its pid to ``var/<profile>/runsite.pid`` (``make
@@ -51,9 +54,14 @@ class Command(BaseCommand):
                             help="threads per queue worker process (default 4: here one "
                                  "process serves every queue; a deployment runs one per core "
                                  "with 2 threads, docs/feed.md)")
+        parser.add_argument("--orchestrator", action="store_true",
+                            help="run an orchestrator beside the site (manage.py orchestrator "
+                                 "run): automatic failover of the shard masters, Sentinel's "
+                                 "graph promotions followed into the vshard map")
 
     def handle(self, *args: Any, addrport: str, workers: int, threads: int,
-               queue_processes: int, queue_threads: int, **options: Any) -> None:
+               queue_processes: int, queue_threads: int, orchestrator: bool,
+               **options: Any) -> None:
         if ":" not in addrport:
             addrport = f"127.0.0.1:{addrport}"
         require_counts(("--workers", workers), ("--threads", threads),
@@ -76,11 +84,17 @@ class Command(BaseCommand):
                 [sys.executable, "-m", "dramatiq", "pinsite.worker", "--processes",
                  str(queue_processes), "--threads", str(queue_threads)], env=child_env),
         }
+        if orchestrator:
+            children["orchestrator"] = subprocess.Popen(
+                [sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), "orchestrator",
+                 "run"], env=child_env)
         pid_file = var / "runsite.pid"
         pid_file.write_text(f"{os.getpid()}\n")
         self.stdout.write(f"serving http://{addrport}/ (gunicorn pid {children['web'].pid}, "
                           f"{workers} workers x {threads} threads); queue workers pid "
-                          f"{children['queue'].pid}; metrics at /metrics")
+                          f"{children['queue'].pid}"
+                          + (f"; orchestrator pid {children['orchestrator'].pid}"
+                             if orchestrator else "") + "; metrics at /metrics")
         stopping = False
 
         def stop(*_: object) -> None:
