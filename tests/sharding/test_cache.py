@@ -8,6 +8,7 @@ import threading
 from typing import Any
 
 import pytest
+from django.core.cache import caches
 from django.db import connections
 from pytest_django import Settings
 
@@ -176,3 +177,28 @@ def test_past_max_pending_failed_invalidations_the_pool_is_cleared(
     settings.CACHES = reachable
     assert objects.get_many(edited) == {pin_id: {"n": -1} for pin_id in edited}
     assert cache.get_objects([bystander])[0] == {}  # the whole pool went
+
+
+def test_cached_objects_and_counts_read_back_as_they_were_stored() -> None:
+    board_id = objects.create(BOARD, SHARD, {"name": "read back", "tags": ["a", 1, None]})
+    mappings.add(BOARD_HAS_PINS, board_id, objects.create(PIN, SHARD, {"n": 0}))
+    assert mappings.count(BOARD_HAS_PINS, board_id) == 1  # miss, fill: an integer
+    assert objects.get(board_id) == {"name": "read back", "tags": ["a", 1, None]}  # a pickle
+    assert cache.get_counts(BOARD_HAS_PINS.name, [board_id])[0] == {board_id: 1}
+    assert cache.get_objects([board_id])[0] == {
+        board_id: {"name": "read back", "tags": ["a", 1, None]}}
+
+
+@pytest.mark.parametrize("options", [
+    {"COMPRESSOR": "django_redis.compressors.zlib.ZlibCompressor"},
+    {"SERIALIZER": "django_redis.serializers.json.JSONSerializer"},
+])
+def test_a_cache_that_compresses_or_serializes_otherwise_still_reads_back(
+        settings: Settings, options: dict[str, str]) -> None:
+    settings.CACHES = {name: {**config, "OPTIONS": {**config["OPTIONS"], **options}}
+                       for name, config in settings.CACHES.items()}
+    client = caches["objects"].client  # type: ignore[attr-defined]
+    assert not cache._pickles_plainly(client)
+    pin_id = objects.create(PIN, SHARD, {"title": "stored otherwise"})
+    assert objects.get(pin_id) == {"title": "stored otherwise"}  # miss, fill
+    assert cache.get_objects([pin_id])[0] == {pin_id: {"title": "stored otherwise"}}
