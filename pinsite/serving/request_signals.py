@@ -3,7 +3,7 @@
 Django connects three receivers to its request signals: ``reset_queries`` when a request
 starts, ``close_old_connections`` when it starts and when it ends, and ``close_caches`` when
 it ends. Each walks every database connection or cache this thread has opened, through a
-thread-local lookup apiece: with five databases and five caches, about 210 µs of CPU a
+thread-local lookup apiece: with five databases and five caches, about 195 µs of CPU a
 request, of which the two below are 100 µs (BENCHMARKS.md, "Django's request signals").
 
 - ``close_caches`` asks each cache to close its connections. A django-redis cache keeps its
