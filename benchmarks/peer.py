@@ -174,7 +174,8 @@ def _token(database: str, user: int) -> str:
 
 
 def _filled(size: str, pins: int, progress: Callable[[str], None]) -> str:
-    """The plain peer's database of ``size``, created and filled unless it already is."""
+    """The plain peer's database of ``size``, created and filled unless it already is, with
+    its tables' statistics fresh (:func:`_analyzed`)."""
     database = f"plain_feed_{size}"
     with admin_cursor("default", timeout=600) as c:
         c.execute("SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = %s "
@@ -184,6 +185,7 @@ def _filled(size: str, pins: int, progress: Callable[[str], None]) -> str:
                       f"(SELECT COUNT(*) FROM {database}.plain_follow) AS follows")
             found = c.fetchone()
             if (found["pins"], found["follows"]) == (USERS * pins, USERS * FOLLOWS_PER_USER):
+                _analyzed(c, database)
                 return database
         progress(f"filling the plain peer's database {database}: {USERS} users, "
                  f"{USERS * FOLLOWS_PER_USER} follows, {USERS * pins} pins (once)")
@@ -193,7 +195,17 @@ def _filled(size: str, pins: int, progress: Callable[[str], None]) -> str:
                    cwd=settings.BASE_DIR, env=environment(database), check=True)
     with admin_cursor("default", timeout=600) as c:
         _fill(c, database, pins, progress)
+        _analyzed(c, database)
     return database
+
+
+def _analyzed(c: Any, database: str) -> None:
+    """``ANALYZE TABLE`` the peer's tables, as a deployment's maintenance does. With
+    statistics gone stale, MariaDB has planned the feed's join from the whole pin index with a
+    sort (88 ms a page) instead of from the reader's follows (1.7 ms)."""
+    c.execute(f"ANALYZE TABLE {database}.plain_pin, {database}.plain_board, "
+              f"{database}.plain_follow, {database}.authtoken_token")
+    c.fetchall()
 
 
 def _fill(c: Any, database: str, pins: int, progress: Callable[[str], None]) -> None:

@@ -18,6 +18,9 @@ The cache is optional: when its Redis fails, reads miss and fills are skipped (l
 ``IGNORE_EXCEPTIONS`` treats django-redis' own calls. A failed invalidation is kept and sent
 again before the process's next read of that cache, so an edit made while the cache failed is
 not hidden by an older copy once it answers again (:class:`Pool`).
+
+The module also knows what the django-redis driver does at the end of a request
+(:func:`closes_nothing`), which the site's request signals ask.
 """
 
 from __future__ import annotations
@@ -242,9 +245,9 @@ _CLOSE_NOTHING = ("django.core.cache.backends.locmem.LocMemCache",
 
 def closes_nothing(config: dict[str, Any]) -> bool:
     """Whether a cache configured by ``config`` (an entry of ``CACHES``) closes no connection
-    when a request ends: a django-redis cache keeps its pool unless its client closes
-    (``CLOSE_CONNECTION``, or a client class of its own), and the local-memory and dummy
-    caches hold none (:mod:`pinsite.serving.request_signals`)."""
+    when a request ends: a django-redis cache keeps its pool unless told to close it
+    (``CLOSE_CONNECTION``) or given a client class whose ``close`` does more, and the
+    local-memory and dummy caches hold none (:mod:`pinsite.serving.request_signals`)."""
     backend = str(config.get("BACKEND", ""))
     if backend in _CLOSE_NOTHING:
         return True
