@@ -45,17 +45,22 @@ def reader_with_history(count: int = 5) -> tuple[int, list[int]]:
     return reader, pins
 
 
-class Stalled:
-    """A generator that runs until the test releases it, after the page was answered (or a
-    minute, far past the budget, when the page waited for it)."""
+class Held:
+    """The generator, held until the test releases it (or a minute, far past any budget).
+    Then it answers with its chunk, as a cold one answers late after a restart; or, with
+    ``answers=False``, it stands for a stalled one, whose chunk must never be used."""
 
-    def __init__(self) -> None:
+    def __init__(self, answers: bool = True) -> None:
         self.release = threading.Event()
+        self.answers = answers
+        self.generate = generator.generate
 
     def __call__(self, user_id: int, now_us: int | None = None,
                  limit: int | None = None) -> generator.Chunk:
         self.release.wait(60)
-        raise AssertionError("a stalled generator's chunk must never be used")
+        if not self.answers:
+            raise AssertionError("a stalled generator's chunk must never be used")
+        return self.generate(user_id, now_us, limit)
 
 
 def failing(user_id: int, now_us: int | None = None,
@@ -69,7 +74,7 @@ def test_a_failing_or_stalled_generator_gives_the_materialized_feed(
     settings.PINSITE_SMARTFEED = {"BUDGET_MS": BUDGET_MS}
     reader, pins = reader_with_history()
     home_page(reader, limit=3, after=None)  # warm connections and pools
-    stalled = Stalled()
+    stalled = Held(answers=False)
     stand_in: Callable[..., generator.Chunk] = failing if outcome == "failed" else stalled
     monkeypatch.setattr(generator, "generate", stand_in)
     before = health.summary()
@@ -83,20 +88,6 @@ def test_a_failing_or_stalled_generator_gives_the_materialized_feed(
     assert after["outcomes"][outcome] == before["outcomes"][outcome] + 1
     if outcome == "timeout":  # a stall counts in the generator's times as the budget waited
         assert after["generator_ms"]["max"] >= BUDGET_MS
-
-
-class Held:
-    """The generator, answering only once the test releases it (as a cold one answers late,
-    after a restart)."""
-
-    def __init__(self) -> None:
-        self.release = threading.Event()
-        self.generate = generator.generate
-
-    def __call__(self, user_id: int, now_us: int | None = None,
-                 limit: int | None = None) -> generator.Chunk:
-        self.release.wait(60)
-        return self.generate(user_id, now_us, limit)
 
 
 def test_a_first_visit_waits_longer_for_a_late_chunk_than_a_visit_with_history(

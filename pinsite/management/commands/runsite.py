@@ -90,11 +90,10 @@ class Command(BaseCommand):
                  "run"], env=child_env)
         pid_file = var / "runsite.pid"
         pid_file.write_text(f"{os.getpid()}\n")
+        beside = f"; orchestrator pid {children['orchestrator'].pid}" if orchestrator else ""
         self.stdout.write(f"serving http://{addrport}/ (gunicorn pid {children['web'].pid}, "
                           f"{workers} workers x {threads} threads); queue workers pid "
-                          f"{children['queue'].pid}"
-                          + (f"; orchestrator pid {children['orchestrator'].pid}"
-                             if orchestrator else "") + "; metrics at /metrics")
+                          f"{children['queue'].pid}{beside}; metrics at /metrics")
         stopping = False
 
         def stop(*_: object) -> None:
