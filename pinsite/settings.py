@@ -360,5 +360,7 @@ LOGGING = {
         "pinsite": {"handlers": ["console"], "level": env.text("PINSITE_LOG_LEVEL", "INFO"),
                     "propagate": False},
         "kazoo": {"handlers": ["console"], "level": "WARNING", "propagate": False},
+        # RabbitMQ's client logs every connection step at INFO: six lines a connection.
+        "pika": {"level": "WARNING"},
     },
 }

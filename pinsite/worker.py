@@ -5,16 +5,10 @@ feed's queue depth sampler) and imports the ``tasks`` module of every installed 
 which declares its actors.
 """
 
-import importlib
-import importlib.util
-
 import django
 
 django.setup()
 
-from django.apps import apps  # noqa: E402
+from pinsite.backlog import import_actors  # noqa: E402
 
-for app in apps.get_app_configs():
-    module = f"{app.name}.tasks"
-    if importlib.util.find_spec(module) is not None:
-        importlib.import_module(module)
+import_actors()
