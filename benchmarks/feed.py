@@ -12,9 +12,10 @@ Measured in one run:
   (:func:`benchmarks.measure.wait_until_quiet`), and the medians are compared;
 * a 50-pin feed page, hydrated (object cache warm), p50/p99; beside a raw ``row()`` of the
   same feed row plus a raw multi-get of its 50 pins (one ``UNION ALL`` per MySQL host);
-* celebrity (pulled) boards: see :mod:`benchmarks.feed_pulled`.
+* celebrity (pulled) boards: see :mod:`benchmarks.feed_pulled`;
+* an unfollow applied to a full row: see :mod:`benchmarks.feed_unfollow`.
 
-``--parts`` runs some of the three (``fanout``, ``page``, ``pulled``).
+``--parts`` runs some of the four (``fanout``, ``page``, ``pulled``, ``unfollow``).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from django.core.management.base import CommandParser
 from django.db import connections
 from PIL import Image
 
-from benchmarks import feed_pulled
+from benchmarks import feed_pulled, feed_unfollow
 from benchmarks.feed_scratch import bench_pin, fill_feed, raw_batch_put, scratch_table
 from benchmarks.measure import latency, ratio, wait_until_quiet
 from feed import fanout, queues, storage
@@ -63,7 +64,7 @@ COUNT_SAMPLE = 200
 PAGE = 50
 
 
-PARTS = ("fanout", "page", "pulled")
+PARTS = ("fanout", "page", "pulled", "unfollow")
 
 
 NAME = "feed"
@@ -81,7 +82,7 @@ def add_arguments(parser: CommandParser) -> None:
     parser.add_argument("--rounds", type=int, action=Bounded, default=3,
                         help="fanouts (each followed by a raw put) whose medians are quoted")
     parser.add_argument("--parts", nargs="+", metavar="PART", choices=PARTS, default=PARTS,
-                        help="what to measure: fanout, page, pulled (default: all)")
+                        help="what to measure: fanout, page, pulled, unfollow (default: all)")
     parser.add_argument("--celebrity-followers", type=int, nargs="+", metavar="N",
                         action=Bounded, maximum=MAX_CELEBRITY_FOLLOWERS,
                         help="follower counts of the pulled boards whose pins are planned "
@@ -111,6 +112,8 @@ def run(followers: int = 10_000, samples: int = 300, processes: int = 2,
         figures["pulled"] = feed_pulled.run(
             followers=tuple(celebrity_followers or feed_pulled.CELEBRITY_FOLLOWERS),
             samples=samples, progress=progress)
+    if "unfollow" in parts:
+        figures["unfollow"] = feed_unfollow.run(min(samples, 100), _image(), progress)
     return figures
 
 

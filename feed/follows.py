@@ -22,6 +22,7 @@ from feed import sources, storage, trim
 from feed.conf import backfill_pins, cap, slack
 from feed.schema import Entry
 from feed.store.pools import Cluster
+from sharding.ids import shard_of
 from toolkit.clock import now_us
 
 
@@ -46,18 +47,24 @@ def follow(cluster: Cluster, follower_id: int, target_kind: str, target_id: int,
 
 def unfollow(cluster: Cluster, follower_id: int, target_kind: str, target_id: int,
              action_time_us: int) -> bool:
-    """Remove the pins of the boards no longer followed, and entries whose pin is gone; True if
-    the feed may now be short of its cap and needs a rebuild. A followee without boards (a
-    deleted account's) still has its deleted pins swept."""
+    """Remove the pins of the boards no longer followed, and entries of the followee's shard
+    whose pin is gone; True if the feed may now be short of its cap and needs a rebuild. A
+    followee without boards (a deleted account's) still has its deleted pins swept.
+
+    A pin lives on its board's shard and a board on its owner's, so only the row's entries on
+    the shards of the followee and its boards are looked up: a row of 1,000 entries from many
+    followees reads the few that can be the followee's, not all of them."""
     boards = _boards(target_kind, target_id)
     gone = set(boards) - sources.boards_followed_by_log(follower_id, boards)
     if boards and not gone:
         return False
     marked = {entry for board in gone for entry in sources.board_entries(board, cap() + slack())}
     row = storage.read_feed(cluster, follower_id)
-    pins = sources.existing_pins(entry.pin_id for entry in row.entries)
-    dead = [entry for entry in row.entries if entry.pin_id not in pins]
-    marked.update(entry for entry in row.entries
+    shards = {shard_of(target_id), *(shard_of(board) for board in gone)}
+    theirs = [entry for entry in row.entries if shard_of(entry.pin_id) in shards]
+    pins = sources.existing_pins(entry.pin_id for entry in theirs)
+    dead = [entry for entry in theirs if entry.pin_id not in pins]
+    marked.update(entry for entry in theirs
                   if entry.pin_id in pins and int(pins[entry.pin_id]["board_id"]) in gone)
     if marked:
         storage.change_feed(cluster, follower_id, action_time_us, remove=sorted(

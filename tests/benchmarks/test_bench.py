@@ -18,6 +18,7 @@ from django.core.management.base import CommandError
 from pytest_django import Settings
 
 from benchmarks import events as events_bench
+from benchmarks import feed_unfollow
 from benchmarks.events import BENCH_EVENT
 from feed.store import pools as connections
 from sharding import outbox
@@ -136,6 +137,18 @@ def test_the_audit_bench_audits_clean_feeds_beside_the_raw_reads() -> None:
     assert figures["expected_entries"] == 8
     assert figures["audit_one"]["samples"] == figures["raw_one"]["samples"] == 6
     assert figures["audit_vs_raw_p50_ratio"] > 0 and figures["round"]["pinners"] == 5
+
+
+def test_the_unfollow_bench_unfollows_from_a_full_row_beside_the_raw_work(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(feed_unfollow, "FOLLOWEES", 3)
+    monkeypatch.setattr(feed_unfollow, "PINS_PER_BOARD", 4)
+    out = io.StringIO()
+    call_command("bench", "feed", "--json", "--parts", "unfollow", "--samples", "4", stdout=out)
+    figures = json.loads(out.getvalue())["unfollow"]
+    assert figures["row_entries"] == 12 and figures["followees"] == 3
+    assert figures["unfollow"]["samples"] == figures["raw_row_plus_delete"]["samples"] == 4
+    assert figures["p50_ratio_vs_raw"] > 0 and figures["cpu_ratio_vs_raw"] > 0
 
 
 def test_a_store_that_does_not_answer_is_a_command_error(settings: Settings) -> None:

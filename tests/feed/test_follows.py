@@ -13,6 +13,7 @@ from feed.store import pools
 from feed.store.pools import CLUSTERS
 from graph.actions import follow_board, follow_user, unfollow_board, unfollow_user
 from pins.actions import delete_pin
+from sharding.ids import shard_of
 from tests.feed.helpers import feed_ids, feed_ids_on_both, new_board, new_pin, new_user
 from tests.feed.running import RunningQueue
 from toolkit.clock import now_us
@@ -119,6 +120,35 @@ def test_an_unfollow_also_sweeps_out_pins_deleted_meanwhile() -> None:
     unfollowed = unfollow_board(fan, soups)
     follows.unfollow("primary", fan, "board", soups, unfollowed.action_time_us)
     assert feed_ids(fan) == []
+
+
+def test_an_unfollow_looks_up_only_the_entries_of_the_followees_shard(
+        monkeypatch: Any) -> None:
+    """A pin lives on its board's shard and a board on its owner's: the other followees'
+    entries of a long row are not read to find the unfollowed one's."""
+    owner, soups, _ = _creator_with_boards()
+    other = new_user()
+    while shard_of(other) == shard_of(owner):
+        other = new_user()
+    theirs = [new_pin(owner, soups) for _ in range(2)]
+    kept = [new_pin(other, new_board(other)) for _ in range(3)]
+    fan = new_user()
+    for target, kind in ((owner, "user"), (other, "user")):
+        followed = follow_user(fan, target)
+        follows.follow("primary", fan, kind, target, followed.action_time_us)
+    looked_up: list[int] = []
+    read = sources.existing_pins
+
+    def recorded(pin_ids: Any) -> dict[int, dict[str, Any]]:
+        pin_ids = list(pin_ids)
+        looked_up.extend(pin_ids)
+        return read(pin_ids)
+
+    monkeypatch.setattr(sources, "existing_pins", recorded)
+    unfollowed = unfollow_user(fan, owner)
+    follows.unfollow("primary", fan, "user", owner, unfollowed.action_time_us)
+    assert sorted(looked_up) == sorted(theirs)
+    assert sorted(feed_ids(fan)) == sorted(kept)
 
 
 def test_following_counts_the_written_entries() -> None:

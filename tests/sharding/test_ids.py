@@ -28,6 +28,7 @@ def test_golden_id_composes_from_its_parts() -> None:
 def test_compose_then_decompose_returns_the_parts(shard: int, type_id: int, local: int) -> None:
     object_id = ids.compose(shard, type_id, local)
     assert ids.decompose(object_id) == ids.ObjectId(shard, type_id, local)
+    assert ids.shard_of(object_id) == shard
     assert 0 < object_id < 2**62
 
 
@@ -53,6 +54,14 @@ def test_compose_rejects_out_of_range_parts(shard: int, type_id: int, local: int
 def test_decompose_rejects_ids_no_object_can_have(bad: int) -> None:
     with pytest.raises(InvalidObjectId):
         ids.decompose(bad)
+    with pytest.raises(InvalidObjectId):
+        ids.shard_of(bad)
+
+
+@pytest.mark.parametrize("bad", [True, 3.0, "241294492511762325", None])
+def test_shard_of_rejects_what_is_not_an_integer(bad: object) -> None:
+    with pytest.raises(InvalidObjectId, match="must be an integer"):
+        ids.shard_of(bad)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("text", ["abc", "", "1.5", "-3", " ", "0x10", "²", "١٢", "0",
