@@ -17,6 +17,14 @@ from pins.interests import all_interests
 INTERESTS_PER_USER = 2
 
 
+def follow_steps(users: int, per_user: int, boards: bool = True) -> int:
+    """The follows :func:`seed_follows` makes among ``users`` pinners (its ``step`` calls):
+    ``per_user`` pinners each (all the others, when fewer), and a board of one more pinner
+    when one is left and pinners have boards."""
+    others = max(0, users - 1)
+    return users * (min(per_user, others) + int(boards and others > per_user))
+
+
 def seed_follows(boards_of: dict[int, list[int]], per_user: int, seed: int,
                  step: Callable[[], object] = lambda: None) -> int:
     """Follow ``per_user`` random pinners and one other pinner's board per pinner, through the

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from graph.demo import seed_follows
+from graph.demo import follow_steps, seed_follows
 from graph.exceptions import GraphError
 from pins.demo import DEMO_PASSWORD, DEMO_USERNAME, DemoPlan, seed_demo
 from pins.exceptions import ContentError
@@ -55,7 +55,7 @@ class Command(BaseCommand):
                         repins_per_user=options["repins_per_user"], seed=options["seed"])
         started = time.monotonic()
         follows = options["follows_per_user"]
-        steps = plan.steps + plan.users * (follows + 1)
+        steps = plan.steps + follow_steps(plan.users, follows, plan.boards_per_user > 0)
         try:
             with progress(steps, "seeding demo content", not options["quiet"]) as bar:
                 report = seed_demo(plan, step=lambda: bar.update(1))
