@@ -34,6 +34,7 @@ stack: bytecode
 	PINSITE_PROFILE=dev $(MANAGE) smartfeed init
 	PINSITE_PROFILE=dev $(MANAGE) seed_demo --if-empty
 	PINSITE_PROFILE=dev $(MANAGE) smartfeed rebuild --all --empty-only --quiet
+	PINSITE_PROFILE=dev $(MANAGE) queues work-off
 
 run: stack
 	PINSITE_PROFILE=dev $(MANAGE) runsite --orchestrator $(HOST):$(PORT)

@@ -6,6 +6,7 @@ import time
 from argparse import ArgumentTypeError
 from typing import Any
 
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from graph.demo import follow_steps, seed_follows
@@ -13,10 +14,8 @@ from graph.exceptions import GraphError
 from pins.demo import DEMO_PASSWORD, DEMO_USERNAME, DemoPlan, seed_demo
 from pins.exceptions import ContentError
 from pins.models import Pinner
-from pinsite.backlog import BacklogNotWorkedOff, WorkedOff, work_off
 from sharding.exceptions import ShardingError
 from toolkit.commands import progress
-from toolkit.errors import StoreUnavailable
 
 
 def _count(text: str) -> int:
@@ -66,23 +65,8 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Seeded {report.pinners} pinners, {report.boards} boards, {report.pins} pins, "
             f"{report.repins} repins and {made} follows in {time.monotonic() - started:.1f} s.")
-        if not options["leave_queued"]:
-            self._work_off(not options["quiet"])
+        if not options["leave_queued"]:  # the demo whole before the site serves it
+            call_command("queues", "work-off", *(["--quiet"] if options["quiet"] else []),
+                         stdout=self.stdout)
         if report.demo_created or Pinner.objects.filter(account__username=DEMO_USERNAME).exists():
             self.stdout.write(f"Log in as {DEMO_USERNAME} / {DEMO_PASSWORD}")
-
-    def _work_off(self, shown: bool) -> None:
-        """Deliver what the seeding queued, so the demo's feeds are whole when the site starts
-        and a pinner's first follow does not wait behind them (:mod:`pinsite.backlog`)."""
-        started = time.monotonic()
-        with progress(0, "queued messages worked off", shown) as bar:
-            def tick(so_far: WorkedOff) -> None:
-                bar.update(so_far.worked - bar.n)
-            try:
-                done = work_off(tick)
-            except (BacklogNotWorkedOff, StoreUnavailable) as exc:
-                raise CommandError(f"The demo is seeded, but its queued messages are not all "
-                                   f"delivered: {exc}") from exc
-        self.stdout.write(f"Worked off {done.worked:,} queued messages ({done.found:,} at the "
-                          f"start, the rest sent by their work) in "
-                          f"{time.monotonic() - started:.1f} s.")

@@ -42,7 +42,8 @@ class Command(SubcommandCommand):
         rebuild.add_argument("--all", action="store_true", help="every pinner")
         rebuild.add_argument("--empty-only", action="store_true",
                              help="only pinners whose pools are all empty (make stack)")
-        rebuild.add_argument("--quiet", action="store_true", help="no progress bar")
+        rebuild.add_argument("--quiet", action="store_true",
+                             help="no progress bar, and with --all no line per pinner")
         explaining = self.add_subparser(subparsers, parent, "explain",
                                         "why a pin is, or is not, on a pinner's Home: when it "
                                         "was shown, from which pool, with which score",
@@ -96,7 +97,7 @@ class Command(SubcommandCommand):
         if json:
             self.print_json(outcome)
             return
-        for who, sizes in outcome.items():
+        for who, sizes in ({} if all and quiet else outcome).items():
             pooled = ", ".join(f"{source} {size}" for source, size in sizes.items())
             self.stdout.write(f"{who}: {pooled}")
         if all or empty_only:
