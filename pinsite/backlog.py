@@ -78,6 +78,7 @@ def work_off(tick: Callable[[WorkedOff], object] = lambda so_far: None, seconds:
     import_actors()
     publisher.flush()
     names = feed_queues.every_queue()
+    _queued(names)  # RabbitMQ down is one QueueUnavailable here, not a worker retrying
     worker = dramatiq.Worker(dramatiq.get_broker(), queues=set(names), worker_threads=threads)
     deadline = time.monotonic() + seconds
     worker.start()
@@ -107,8 +108,12 @@ def _worked_off(worker: dramatiq.Worker, names: list[str],
         progress = WorkedOff(progress.found, progress.worked + max(0, left - backlog.left))
 
 
+def _queued(names: list[str]) -> int:
+    return sum(depth.ready + depth.delayed for depth in queue_depths(names))
+
+
 def _backlog(worker: dramatiq.Worker, names: list[str]) -> Backlog:
-    queued = sum(depth.ready + depth.delayed for depth in queue_depths(names))
+    queued = _queued(names)
     in_worker = worker.work_queue.unfinished_tasks + sum(
         consumer.delay_queue.unfinished_tasks for consumer in worker.consumers.values())
     return Backlog(queued, in_worker)

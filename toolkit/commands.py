@@ -17,6 +17,7 @@ from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import InterfaceError, OperationalError
 from tqdm import tqdm
 
 from toolkit.acting import acting_as, command_line
@@ -64,10 +65,8 @@ class SubcommandCommand(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         method = getattr(self, f"handle_{options['subcommand'].replace('-', '_')}")
-        try:
+        with one_line_errors(self.error_types):
             method(**options)
-        except self.error_types as exc:
-            raise CommandError(str(exc)) from exc
 
     def print_json(self, value: Any) -> None:
         self.stdout.write(json.dumps(value, indent=2, sort_keys=True))
@@ -78,6 +77,19 @@ class SubcommandCommand(BaseCommand):
             self.print_json(value)
         else:
             self.stdout.write(text)
+
+
+@contextmanager
+def one_line_errors(error_types: tuple[type[Exception], ...]) -> Iterator[None]:
+    """``error_types`` (a command's store and domain errors), and a failure of the site's own
+    database (the accounts and the pinner index, through Django's ORM), as a one-line
+    :class:`CommandError` instead of a traceback."""
+    try:
+        yield
+    except error_types as exc:
+        raise CommandError(str(exc)) from exc
+    except (OperationalError, InterfaceError) as exc:
+        raise CommandError(f"the site's database failed: {exc}") from exc
 
 
 @contextmanager

@@ -15,7 +15,7 @@ from pins.demo import DEMO_PASSWORD, DEMO_USERNAME, DemoPlan, seed_demo
 from pins.exceptions import ContentError
 from pins.models import Pinner
 from sharding.exceptions import ShardingError
-from toolkit.commands import progress
+from toolkit.commands import one_line_errors, progress
 
 
 def _count(text: str) -> int:
@@ -46,6 +46,10 @@ class Command(BaseCommand):
                                  "working them off here before returning")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        with one_line_errors(()):
+            self._seed(options)
+
+    def _seed(self, options: dict[str, Any]) -> None:
         if options["if_empty"] and Pinner.objects.exists():
             self.stdout.write("Pinners exist already; nothing seeded (--if-empty).")
             return
