@@ -1,10 +1,12 @@
 """``manage.py bench site``: the whole site under load over HTTP, beside the same requests
 called in process.
 
-1. **Set-up.** Bench pinners (a board and pins each, following each other), each with an API
-   token. A site of its own is started with ``manage.py runsite`` on a free loopback port
-   (gunicorn, the queue workers; API write throttling lifted for the run, so every write is
-   measured rather than refused).
+1. **Set-up.** What the queues held from before is worked off first (``queues work-off``): a
+   backlog left by a seeding or another bench would otherwise be worked during the load and
+   its CPU counted as the mix's. Then bench pinners (a board and pins each, following each
+   other), each with an API token. A site of its own is started with ``manage.py runsite``
+   on a free loopback port (gunicorn, the queue workers; API write throttling lifted for the
+   run, so every write is measured rather than refused).
 2. **In process.** After a warm-up, each kind of request is made through Django's test client
    in this process: routing, middleware and the view, no HTTP. That is the cost the server
    cannot go below.
@@ -61,6 +63,7 @@ from devstack.ports import free_loopback_ports
 from graph import actions as graph
 from pins.actions import create_board, create_pin, create_pinner
 from pinsite.admin.queues import queue_depths
+from pinsite.backlog import work_off
 from pinsite.serving.layout import web_threads, web_workers
 from toolkit.commands import Bounded
 
@@ -112,6 +115,8 @@ def add_arguments(parser: CommandParser) -> None:
 
 def run(clients: int, seconds: float, samples: int, workers: int, threads: int, peer: bool,
         progress: Callable[[str], None]) -> dict[str, Any]:
+    progress("working off what the queues held from before")
+    earlier = work_off()
     pinners = _population(max(clients, 8) * 2, progress)
     image = _png()
     in_process: dict[str, Timed] = {}
@@ -135,7 +140,7 @@ def run(clients: int, seconds: float, samples: int, workers: int, threads: int, 
                    if peer else {})
     return {
         "clients": clients, "seconds": seconds, "web_workers": workers, "web_threads": threads,
-        "cores": os.cpu_count(),
+        "cores": os.cpu_count(), "worked_off_before": earlier.found,
         "per_kind": {kind: {
             "in_process": in_process[kind].latency.to_json(),
             "keep_alive_one_client": one_client[kind].to_json(),
