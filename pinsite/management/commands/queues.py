@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from django.core.management.base import CommandError, CommandParser
+from django.core.management.base import CommandParser
 
 from pinsite.backlog import BacklogNotWorkedOff, WorkedOff, work_off
 from toolkit.commands import Bounded, SubcommandCommand, progress
@@ -20,7 +20,7 @@ from toolkit.errors import StoreUnavailable
 
 class Command(SubcommandCommand):
     help = "The site's queues: work them off in this process before the site serves."
-    error_types = (StoreUnavailable,)
+    error_types = (StoreUnavailable, BacklogNotWorkedOff)
 
     def add_subcommands(self, subparsers: Any, parent: CommandParser) -> None:
         working = self.add_subparser(
@@ -36,10 +36,7 @@ class Command(SubcommandCommand):
         with progress(0, "queued messages worked off", not quiet) as bar:
             def tick(so_far: WorkedOff) -> None:
                 bar.update(so_far.worked - bar.n)
-            try:
-                done = work_off(tick, seconds)
-            except BacklogNotWorkedOff as exc:
-                raise CommandError(str(exc)) from exc
+            done = work_off(tick, seconds)
         if not done.found:
             self.stdout.write("Nothing was queued.")
             return
