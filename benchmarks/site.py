@@ -318,7 +318,7 @@ def _drain(longest: float = 120.0) -> None:
     """Wait until the site's queue workers have nothing ready or delayed (deliveries' counts
     wait a second in the delay queue)."""
     deadline = time.monotonic() + longest
-    while time.monotonic() < deadline and any(depth.ready or depth.delayed
+    while time.monotonic() < deadline and any(depth.waiting
                                               for depth in queue_depths()):
         time.sleep(0.2)
 

@@ -24,7 +24,7 @@ from django.apps import apps
 
 from events import publisher
 from feed import queues as feed_queues
-from toolkit.queue import queue_depths
+from toolkit.queue import in_hand, queue_depths
 
 POLL_SECONDS = 0.2
 QUIET_POLLS = 5
@@ -109,11 +109,8 @@ def _worked_off(worker: dramatiq.Worker, names: list[str],
 
 
 def _queued(names: list[str]) -> int:
-    return sum(depth.ready + depth.delayed for depth in queue_depths(names))
+    return sum(depth.waiting for depth in queue_depths(names))
 
 
 def _backlog(worker: dramatiq.Worker, names: list[str]) -> Backlog:
-    queued = _queued(names)
-    in_worker = worker.work_queue.unfinished_tasks + sum(
-        consumer.delay_queue.unfinished_tasks for consumer in worker.consumers.values())
-    return Backlog(queued, in_worker)
+    return Backlog(_queued(names), in_hand(worker))

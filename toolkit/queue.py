@@ -286,6 +286,11 @@ class QueueDepth:
     delayed: int
     dead: int
 
+    @property
+    def waiting(self) -> int:
+        """Messages still to be worked: ready now, or delayed until their time."""
+        return self.ready + self.delayed
+
 
 def queue_depths(names: Sequence[str]) -> list[QueueDepth]:
     """Ready, delayed and dead messages of each queue (declaring any that are missing)."""
@@ -313,6 +318,14 @@ class DeadLetter:
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+def in_hand(worker: dramatiq.Worker) -> int:
+    """Messages a worker of this process has taken and not finished: in its work queue (being
+    worked or prefetched) or in its consumers' delay queues. RabbitMQ counts none of them as
+    ready or delayed."""
+    return worker.work_queue.unfinished_tasks + sum(
+        consumer.delay_queue.unfinished_tasks for consumer in worker.consumers.values())
 
 
 def dead_letters(queues: Sequence[str], limit: int = 1000) -> list[DeadLetter]:

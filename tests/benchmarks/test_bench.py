@@ -20,14 +20,12 @@ from pytest_django import Settings
 from benchmarks import events as events_bench
 from benchmarks import feed_unfollow
 from benchmarks.events import BENCH_EVENT
-from feed.queues import every_queue
 from feed.store import pools as connections
 from sharding import outbox
 from sharding.hosts import cursor
 from sharding.topology import current_map
 from tests.addresses import CLOSED
-from tests.feed.helpers import flush_feed_queues
-from toolkit.queue import queue_depths
+from tests.feed.helpers import flush_feed_queues, queued_messages
 
 
 @pytest.fixture
@@ -153,7 +151,7 @@ def test_the_unfollow_bench_unfollows_from_a_full_row_beside_the_raw_work(
     assert figures["row_entries"] == 12 and figures["followees"] == 3
     assert figures["unfollow"]["samples"] == figures["raw_row_plus_delete"]["samples"] == 4
     assert figures["p50_ratio_vs_raw"] > 0 and figures["cpu_ratio_vs_raw"] > 0
-    assert sum(depth.ready + depth.delayed for depth in queue_depths(every_queue())) == 0
+    assert queued_messages() == 0
 
 
 def test_a_store_that_does_not_answer_is_a_command_error(settings: Settings) -> None:

@@ -161,6 +161,11 @@ def flush_feed_queues() -> None:
         broker.flush(name)
 
 
+def queued_messages() -> int:
+    """Messages waiting (ready or delayed) in every queue of the site."""
+    return sum(depth.waiting for depth in queues.every_queue_depth())
+
+
 def clear_of_a_bucket_edge() -> None:
     """Wait until the current observation bucket has at least 2 s left, so what a test
     records and reads back lands in one bucket."""

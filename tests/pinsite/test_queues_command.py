@@ -9,7 +9,6 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from feed.queues import every_queue
 from graph.actions import follow_board
 from pinsite.backlog import BacklogNotWorkedOff, work_off
 from tests.feed.helpers import (
@@ -18,12 +17,8 @@ from tests.feed.helpers import (
     new_board,
     new_pin,
     new_user,
+    queued_messages,
 )
-from toolkit.queue import queue_depths
-
-
-def _queued() -> int:
-    return sum(depth.ready + depth.delayed for depth in queue_depths(every_queue()))
 
 
 def _followed_pins(count: int = 1) -> tuple[int, list[int]]:
@@ -41,21 +36,21 @@ def test_work_off_delivers_what_was_queued_and_leaves_nothing() -> None:
     out = StringIO()
     call_command("queues", "work-off", "--quiet", stdout=out)
     assert re.search(r"Worked off [\d,]+ queued messages \([\d,]+ at the start", out.getvalue())
-    assert _queued() == 0
+    assert queued_messages() == 0
     assert feed_ids_on_both(fan) == pins
 
 
-def test_what_is_left_when_the_time_runs_out_stays_queued() -> None:
+def test_what_is_left_when_the_time_runs_out_staysqueued_messages() -> None:
     """The worker stops at the first poll past the time; the messages it had not taken (or
     had taken and not finished) are in the queues again."""
     _followed_pins(10)
     with pytest.raises(BacklogNotWorkedOff, match=r"still queued after 0s") as refused:
         work_off(seconds=0)
-    assert refused.value.backlog.left > 0 and _queued() > 0
+    assert refused.value.backlog.left > 0 and queued_messages() > 0
     flush_feed_queues()
 
 
-def test_work_off_says_when_nothing_was_queued() -> None:
+def test_work_off_says_when_nothing_wasqueued_messages() -> None:
     flush_feed_queues()
     out = StringIO()
     call_command("queues", "work-off", "--quiet", stdout=out)

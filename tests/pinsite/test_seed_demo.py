@@ -11,16 +11,14 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from feed.queues import every_queue
 from graph.demo import seed_follows
 from graph.interests import followed_interests
 from graph.selectors import which_boards_followed
 from pins.demo import DemoPlan, seed_demo
 from pins.models import Pinner
 from pins.selectors import boards_of, get_board, pinner_by_username, pins_of_board
-from tests.feed.helpers import feed_ids, feed_ids_on_both, flush_feed_queues
+from tests.feed.helpers import feed_ids, feed_ids_on_both, flush_feed_queues, queued_messages
 from tests.pins.helpers import new_pinner
-from toolkit.queue import queue_depths
 
 
 def _seed(*args: str, worked_off: bool = False) -> str:
@@ -33,10 +31,6 @@ def _seed(*args: str, worked_off: bool = False) -> str:
 
 SMALL = ("--users", "3", "--boards-per-user", "1", "--pins-per-board", "2",
          "--repins-per-user", "0", "--follows-per-user", "1")
-
-
-def _queued() -> int:
-    return sum(depth.ready + depth.delayed for depth in queue_depths(every_queue()))
 
 
 def _seeded_since(started: datetime) -> dict[int, list[int]]:
@@ -55,7 +49,7 @@ def test_seed_demo_works_off_what_it_queued_before_it_returns() -> None:
     started = timezone.now()
     output = _seed(*SMALL, worked_off=True)
     assert re.search(r"Worked off [\d,]+ queued messages", output)
-    assert _queued() == 0
+    assert queued_messages() == 0
     seeded = _seeded_since(started)
     assert len(seeded) == 3
     for user, followed in seeded.items():
@@ -68,7 +62,7 @@ def test_seed_demo_leaves_its_messages_queued_when_asked() -> None:
     flush_feed_queues()
     started = timezone.now()
     output = _seed(*SMALL)
-    assert "Worked off" not in output and _queued() > 0
+    assert "Worked off" not in output and queued_messages() > 0
     seeded = _seeded_since(started)
     assert len(seeded) == 3 and all(feed_ids(user) == [] for user in seeded)
     flush_feed_queues()

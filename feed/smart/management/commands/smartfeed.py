@@ -97,9 +97,10 @@ class Command(SubcommandCommand):
         if json:
             self.print_json(outcome)
             return
-        for who, sizes in ({} if all and quiet else outcome).items():
-            pooled = ", ".join(f"{source} {size}" for source, size in sizes.items())
-            self.stdout.write(f"{who}: {pooled}")
+        if not (all and quiet):  # --all --quiet: the count alone
+            for who, sizes in outcome.items():
+                pooled = ", ".join(f"{source} {size}" for source, size in sizes.items())
+                self.stdout.write(f"{who}: {pooled}")
         if all or empty_only:
             self.stdout.write(f"{len(outcome)} of {len(users)} pinners rebuilt")
 
