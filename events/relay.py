@@ -39,6 +39,8 @@ class Relay:
     """Publishes every shard host's outbox; :meth:`run_once` does one pass over the hosts."""
 
     sent: int = 0
+    failed: dict[str, str] = field(default_factory=dict)
+    """The hosts the last pass could not work on, with why."""
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
     _purged_at: dict[str, float] = field(default_factory=dict)
@@ -77,8 +79,10 @@ class Relay:
             connections.close_all()
 
     def run_once(self) -> int:
-        """One batch from each host this relay holds the lease of; returns rows sent."""
+        """One batch from each host this relay holds the lease of; returns rows sent. A host
+        that fails is logged, left in :attr:`failed` and passed over."""
         sent = 0
+        self.failed = {}
         for alias in current_map().masters():
             try:
                 if not _leased(alias):
@@ -86,6 +90,7 @@ class Relay:
                 sent += self.relay_host(alias)
                 self._purge(alias)
             except ShardingError as exc:
+                self.failed[alias] = str(exc)
                 log.warning("event relay: %s failed (%s)", alias, exc)
         return sent
 

@@ -32,6 +32,7 @@ from feed.smart.pools import Insert
 from feed.smart.schema import Affinity, Source, affinity_column
 from feed.smart.scoring import POINTS, quality
 from pins.domain import Pin
+from toolkit.clock import now_us
 
 Points = dict[tuple[Affinity, int], int]
 
@@ -237,6 +238,7 @@ def rebuild(user_id: int) -> dict[str, int]:
         saved = sources.user_pin_ids(user_id, 20)
         for pin in sources.pins_by_id(saved).values():
             _pool_related(pin)
+        pools.mark_rebuilt(user_id, now_us())
         sizes = {str(source): size for source, size in pools.sizes(user_id).items()}
         done.result = sizes
         return sizes

@@ -294,6 +294,19 @@ def set_pulled_mark(user_id: int, created_us: int) -> None:
                puts={meta_row(user_id): {schema.PULLED: str(created_us).encode()}})
 
 
+def never_filled(user_id: int) -> bool:
+    """Whether every pool of the user is empty and was never rebuilt (one read of the meta
+    row): a pinner a rebuild has left empty, having nothing to pool, is not."""
+    found = _meta(user_id, [schema.REBUILT, *_SIZE_COLUMNS])
+    return schema.REBUILT not in found and not any(_sizes_in(found).values())
+
+
+def mark_rebuilt(user_id: int, at_us: int) -> None:
+    """Record that the user's pools were rebuilt at ``at_us``."""
+    rows.write(POOLS, pools_table(),
+               puts={meta_row(user_id): {schema.REBUILT: str(at_us).encode()}})
+
+
 def write_state(user_id: int, state: dict[str, Any]) -> None:
     rows.write(POOLS, pools_table(), puts={meta_row(user_id): {STATE: _state_value(state)}})
 

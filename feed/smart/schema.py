@@ -8,9 +8,10 @@ priority queue of rows::
 so a prefix scan of ``user | 0x01 | source`` returns the best entry first. The cell holds the
 entry's quality and the pin's creation time (:data:`ENTRY_VALUE`). The rank is the entry's
 time-anchored score (:func:`feed.smart.scoring.rank`). Each user has one meta row
-``user | 0x00``: family ``m`` holds the pool sizes (``m:n<source>``, counters) and the
-generator's state (``m:state``, JSON); family ``a`` holds the user's affinities (``a:p<pinner>``,
-``a:b<board>``, ``a:i<interest>``, counters).
+``user | 0x00``: family ``m`` holds the pool sizes (``m:n<source>``, counters), the
+generator's state (``m:state``, JSON) and when the pools were last rebuilt (``m:rebuilt``);
+family ``a`` holds the user's affinities (``a:p<pinner>``, ``a:b<board>``, ``a:i<interest>``,
+counters).
 
 **Materialized feed** (table ``<prefix>_home`` on the primary and standby clusters, read
 speculatively like the following feed). Row = user (8); family ``h``, one column per pin shown,
@@ -49,6 +50,8 @@ ENTRY = b"p:e"
 STATE = b"m:state"
 PULLED = b"m:pulled"
 """Creation time (µs) of the newest celebrity pin pulled into the user's pools."""
+REBUILT = b"m:rebuilt"
+"""When the user's pools were last rebuilt from the graph (µs), set by a rebuild's end."""
 SIZE_PREFIX = b"m:n"
 AFFINITY_PREFIX = b"a:"
 HOME_PREFIX = b"h:"

@@ -5,13 +5,14 @@ from __future__ import annotations
 import io
 import json
 import logging
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import ExitStack
 from typing import Any
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import connections
 from dramatiq import Message
 from pytest_django import Settings
@@ -22,6 +23,7 @@ from pins.events import PIN_CREATED
 from sharding import outbox
 from sharding.hosts import cursor
 from sharding.topology import current_map
+from tests.addresses import CLOSED
 from tests.broker import rabbitmq_stopped
 from tests.events.helpers import recorded, stale_row
 from tests.feed.helpers import new_board, new_pin, new_user
@@ -163,3 +165,21 @@ def test_a_batch_of_rows_no_subscriber_can_handle_does_not_stop_the_rows_after_i
             unsubscribe("tests_poison", "tests.poison")
         unsent = {row.id for row in outbox.unsent(alias, 100, NOW_AND_LATER)}
         assert set(poison) <= unsent and fine not in unsent
+
+
+def test_relay_once_ends_with_an_error_naming_a_host_it_could_not_reach() -> None:
+    """``events relay --once`` relays every host it can, then fails naming the one whose
+    master did not answer (pointed at a closed port on this thread's connection)."""
+    down = current_map().masters()[0]
+    connection = connections[down]
+    configured = connection.settings_dict
+    connection.close()
+    connection.settings_dict = {**configured, "HOST": CLOSED[0], "PORT": str(CLOSED[1])}
+    out = io.StringIO()
+    try:
+        with pytest.raises(CommandError, match=rf"^some shard hosts were not relayed: {down}: "):
+            call_command("events", "relay", "--once", stdout=out)
+    finally:
+        connection.close()
+        connection.settings_dict = configured
+    assert re.fullmatch(r"sent \d+ event\(s\)\n", out.getvalue())

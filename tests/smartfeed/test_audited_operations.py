@@ -35,6 +35,6 @@ def test_a_rebuild_of_every_pinner_is_one_entry(monkeypatch: pytest.MonkeyPatch)
     since = timezone.now()
     call_command("smartfeed", "rebuild", "--all", "--empty-only", "--quiet",
                  stdout=io.StringIO())
-    entry = the_entry("smartfeed.rebuild", "every pinner with empty pools", since)
+    entry = the_entry("smartfeed.rebuild", "every pinner never filled", since)
     assert (entry.outcome, entry.arguments) == ("ok", {"pinners": 2})
     assert recorded("smartfeed.rebuild", f"user {readers[0]}", since) == []

@@ -53,6 +53,16 @@ def test_rebuild_one_pinner_and_only_empty_ones() -> None:
         "0 of 1 pinners rebuilt"]
 
 
+def test_a_pinner_with_nothing_to_pool_is_rebuilt_by_empty_only_once() -> None:
+    loner = new_user("sfc")
+    assert run("rebuild", str(loner), "--empty-only").splitlines() == [
+        f"{loner}: following 0, repins 0, interests 0, related 0", "1 of 1 pinners rebuilt"]
+    assert run("rebuild", str(loner), "--empty-only").splitlines() == [
+        "0 of 1 pinners rebuilt"]
+    assert json.loads(run("rebuild", str(loner), "--json")) == {
+        str(loner): {"following": 0, "repins": 0, "interests": 0, "related": 0}}
+
+
 def test_health_reports_the_last_hour() -> None:
     health.record("timeout", None)
     summary = json.loads(run("health", "--json"))

@@ -12,6 +12,7 @@ from events.relay import Relay
 from events.status import HostBacklog, backlog
 from sharding.exceptions import ShardingError
 from toolkit.commands import SubcommandCommand
+from toolkit.queue import BROKER_ERRORS
 
 
 class Command(SubcommandCommand):
@@ -53,7 +54,14 @@ class Command(SubcommandCommand):
     def handle_relay(self, once: bool = False, **_: Any) -> None:
         relay = Relay()
         if once:
-            self.stdout.write(f"sent {relay.run_once()} event(s)")
+            try:
+                self.stdout.write(f"sent {relay.run_once()} event(s)")
+            except BROKER_ERRORS as exc:
+                raise CommandError(f"the broker did not take the events ({exc}); the outbox "
+                                   "keeps them") from exc
+            if relay.failed:
+                raise CommandError("some shard hosts were not relayed: " + "; ".join(
+                    f"{alias}: {error}" for alias, error in relay.failed.items()))
             return
         self.stdout.write("relaying events (Ctrl-C stops)")
         relay.start()

@@ -41,7 +41,8 @@ class Command(SubcommandCommand):
         rebuild.add_argument("user", metavar="USER", nargs="?", help="username or user ID")
         rebuild.add_argument("--all", action="store_true", help="every pinner")
         rebuild.add_argument("--empty-only", action="store_true",
-                             help="only pinners whose pools are all empty (make stack)")
+                             help="only pinners whose pools are all empty and were never rebuilt "
+                                  "(make run)")
         rebuild.add_argument("--quiet", action="store_true",
                              help="no progress bar, and with --all no line per pinner")
         explaining = self.add_subparser(subparsers, parent, "explain",
@@ -86,12 +87,12 @@ class Command(SubcommandCommand):
             raise CommandError("name one USER or give --all")
         users = [resolve_user(user)] if user else pinner_ids()
         outcome: dict[str, dict[str, int]] = {}
-        every = "every pinner" + (" with empty pools" if empty_only else "")
+        every = "every pinner" + (" never filled" if empty_only else "")
         logged = (operation("smartfeed.rebuild", every, {"pinners": len(users)}) if all
                   else nullcontext())  # --all: one audit log entry for all of them
         with logged, progress(len(users), "pinners", enabled=not (quiet or json)) as bar:
             for user_id in users:
-                if not (empty_only and any(pools.sizes(user_id).values())):
+                if not empty_only or pools.never_filled(user_id):
                     outcome[str(user_id)] = intake.rebuild(user_id)
                 bar.update(1)
         if json:
