@@ -11,13 +11,18 @@ wait) from ``/proc/stat``; the groups sum ``utime + stime`` of the processes ali
 process it descends from. ``other`` is the processes of no group and what no process alive
 at the end accounts for (processes that ended in between, the kernel's own threads). Linux
 only: elsewhere every figure is 0.
+
+Of each group's figure, the part a Java VM's JIT compiler threads spent (``C1 CompilerThread``,
+``C2 CompilerThread``) is also given apart (:attr:`CpuUse.jit_by_group`): HBase's JVMs compile
+the code a workload reaches for the first time, a cost that fades as they run (a stack started
+minutes before a bench pays it in the bench's figures), not one a request makes.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 PROC = Path("/proc")
@@ -42,6 +47,8 @@ class Process:
     started: int = 0
     """When it started, in clock ticks since boot: with the PID, what tells a process from one
     that reused its PID (a kernel worker's name changes with the queue it serves)."""
+    jit_ticks: int = 0
+    """Of ``ticks``, those of a Java VM's JIT compiler threads (0 for other processes)."""
 
 
 @dataclass(frozen=True)
@@ -56,12 +63,20 @@ class CpuUse:
 
     machine_ms: float
     by_group: dict[str, float]
+    jit_by_group: dict[str, float] = field(default_factory=dict)
+    """Of a group's figure, the part its Java VMs' JIT compiler threads spent (groups with
+    none are left out)."""
 
     def per(self, count: int) -> dict[str, float]:
         """The figures divided by ``count`` (requests, operations): ``machine`` and each
         group's, ``other`` included."""
         shares = {"machine": self.machine_ms, **self.by_group}
         return {name: round(ms / count, 3) for name, ms in shares.items()} if count else {}
+
+    def jit_per(self, count: int) -> dict[str, float]:
+        """:attr:`jit_by_group` divided by ``count``."""
+        return {name: round(ms / count, 3) for name, ms in self.jit_by_group.items()
+                } if count else {}
 
 
 def snapshot() -> Snapshot:
@@ -75,16 +90,21 @@ def used(before: Snapshot, after: Snapshot, group_of: Callable[[Process, dict[in
     """What was spent from ``before`` to ``after``, by the groups ``group_of`` names."""
     machine = (after.busy_ticks - before.busy_ticks) * TICK_MS
     groups: dict[str, float] = {}
+    jit: dict[str, float] = {}
     for process in after.processes.values():
         earlier = before.processes.get(process.pid)
         if earlier is not None and earlier.started != process.started:
             earlier = None  # its pid was reused: a new process
         ticks = process.ticks - (earlier.ticks if earlier else 0)
+        jit_ticks = process.jit_ticks - (earlier.jit_ticks if earlier else 0)
         if ticks > 0:
             name = group_of(process, after.processes)
             groups[name] = groups.get(name, 0.0) + ticks * TICK_MS
+            if jit_ticks > 0:
+                jit[name] = jit.get(name, 0.0) + jit_ticks * TICK_MS
     groups["other"] = groups.get("other", 0.0) + max(0.0, machine - sum(groups.values()))
-    return CpuUse(round(machine, 1), {name: round(ms, 1) for name, ms in sorted(groups.items())})
+    return CpuUse(round(machine, 1), {name: round(ms, 1) for name, ms in sorted(groups.items())},
+                  {name: round(ms, 1) for name, ms in sorted(jit.items())})
 
 
 def groups_of_site(site_pid: int, generator_pid: int,
@@ -150,5 +170,26 @@ def _processes() -> list[Process]:
         name_ends = stat.rindex(")")
         name, fields = stat[stat.index("(") + 1:name_ends], stat[name_ends + 2:].split()
         found.append(Process(int(entry.name), int(fields[1]), command.strip() or f"[{name}]",
-                             int(fields[11]) + int(fields[12]), int(fields[19])))
+                             int(fields[11]) + int(fields[12]), int(fields[19]),
+                             _jit_ticks(entry) if name == "java" else 0))
     return found
+
+
+def _jit_ticks(process: Path) -> int:
+    """The CPU ticks of a Java VM's JIT compiler threads (``C1 CompilerThread0``, ``C2
+    CompilerThread1``: a thread's name is cut to 15 characters)."""
+    ticks = 0
+    try:
+        tasks = list((process / "task").iterdir())
+    except OSError:
+        return 0
+    for task in tasks:
+        try:
+            stat = (task / "stat").read_text()
+        except OSError:
+            continue
+        name_ends = stat.rindex(")")
+        if stat[stat.index("(") + 1:name_ends].startswith(("C1 CompilerThre", "C2 CompilerThre")):
+            fields = stat[name_ends + 2:].split()
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks

@@ -17,7 +17,13 @@ called in process.
    below for ``seconds`` seconds: requests/s, p50/p99 per kind, 5xx and other failures.
 5. **CPU.** From the load's start until the queue work it caused is done: the machine's CPU
    per request and each kind of process's (:mod:`benchmarks.cpu`), beside the CPU the same
-   mix costs called in process (2).
+   mix costs called in process (2). Of it, what the JVMs' JIT compilers spent (HBase's, while
+   they compile code the load reaches first) is also given, and the machine's figure without
+   it (``machine_without_jit``): a stack started minutes before pays several milliseconds a
+   request of it, an hour-old one less. Before the load, the site and its stack are measured
+   for ``IDLE_SECONDS`` with no request (``idle_cpu_ms_per_second``); that rate over the
+   load's stretch, a request, is ``idle_cpu_ms_per_request``: the part of the machine's
+   figure the stack spends whether requests come or not.
 6. **Against the plain peer** (``--peer``): the feed page beside a plain one-database Django +
    DRF implementation of it at two data sizes (:mod:`benchmarks.peer`).
 
@@ -72,6 +78,7 @@ MIX: dict[str, float] = {"feed": .30, "home": .15, "profile": .15, "board": .10,
 PINS_PER_PINNER = 3
 FOLLOWS_PER_PINNER = 5
 WARM_UP = 48  # untimed requests of each kind first: every session connected, every cache warm
+IDLE_SECONDS = 10.0  # the site and stack measured with no request, before the load
 
 
 @dataclass
@@ -129,12 +136,16 @@ def run(clients: int, seconds: float, samples: int, workers: int, threads: int, 
             in_process[kind] = _in_process(kind, pinners, image, samples)
             _settle()
             one_client[kind] = _one_client(url, kind, pinners, image, samples).latency
-        progress(f"{clients} clients for {seconds:g} s")
+        group_of = cpu.groups_of_site(site.pid, os.getpid())
+        progress(f"the site and its stack with no requests for {IDLE_SECONDS:g} s")
         _settle()
-        before = cpu.snapshot()
+        idle = _idle(group_of)
+        progress(f"{clients} clients for {seconds:g} s")
+        before, started = cpu.snapshot(), time.monotonic()
         load = _load(url, pinners[:clients], image, seconds)
         _drain()
-        use = cpu.used(before, cpu.snapshot(), cpu.groups_of_site(site.pid, os.getpid()))
+        use = cpu.used(before, cpu.snapshot(), group_of)
+        window = time.monotonic() - started
         against = ({"feed_vs_plain_django": peers.compare(url, clients, seconds, workers, threads,
                                                           image, _settle, progress)}
                    if peer else {})
@@ -152,6 +163,7 @@ def run(clients: int, seconds: float, samples: int, workers: int, threads: int, 
         "requests": load["requests"], "server_errors_5xx": load["server_errors"],
         "other_failures": load["failures"],
         **_cpu_per_request(use, load, in_process),
+        **_idle_floor(idle, window, load["requests"]),
         **against,
     }
 
@@ -165,11 +177,34 @@ def _cpu_per_request(use: cpu.CpuUse, load: dict[str, Any],
     view = sum(in_process[kind].cpu_ms * count for kind, count in made.items()) / max(
         1, sum(made.values()))
     per_request = use.per(load["requests"])
-    web = per_request.get("web", 0.0)
-    return {"cpu_ms_per_request": {"machine": per_request.get("machine", 0.0), "web": web,
+    jit = use.jit_per(load["requests"])
+    web, machine = per_request.get("web", 0.0), per_request.get("machine", 0.0)
+    return {"cpu_ms_per_request": {"machine": machine, "web": web,
                                    "view_in_process": round(view, 3),
-                                   "web_to_view": ratio(web, view)},
-            "cpu_ms_per_request_by_group": per_request}
+                                   "web_to_view": ratio(web, view),
+                                   "machine_without_jit": round(machine - sum(jit.values()), 3)},
+            "cpu_ms_per_request_by_group": per_request,
+            "jit_compilers_ms_per_request_by_group": jit}
+
+
+def _idle(group_of: Callable[[cpu.Process, dict[int, cpu.Process]], str]) -> cpu.CpuUse:
+    """The CPU the site and its stack spend over ``IDLE_SECONDS`` with no request: the JVMs'
+    timers, the replicas and sentinels, the queue workers' relay and samplers."""
+    before = cpu.snapshot()
+    time.sleep(IDLE_SECONDS)
+    return cpu.used(before, cpu.snapshot(), group_of)
+
+
+def _idle_floor(idle: cpu.CpuUse, window: float, requests: int) -> dict[str, Any]:
+    """The idle CPU a second (the machine's and each group's), and the machine's CPU a
+    request less what the same stretch would have cost with no request at all."""
+    if not requests:
+        return {}
+    per_second = {name: round(ms / IDLE_SECONDS, 1)
+                  for name, ms in {"machine": idle.machine_ms, **idle.by_group}.items()}
+    idle_share = idle.machine_ms / IDLE_SECONDS * window / requests
+    return {"idle_cpu_ms_per_second": per_second,
+            "idle_cpu_ms_per_request": round(idle_share, 3)}
 
 
 # --- Requests --------------------------------------------------------------------------------

@@ -40,6 +40,7 @@ from dramatiq.common import q_name, xq_name
 from dramatiq.encoder import Encoder, MessageData
 from dramatiq.errors import ConnectionClosed
 from dramatiq.middleware import Middleware, MiddlewareError, default_middleware
+from dramatiq.worker import _WorkerMiddleware
 
 from toolkit.errors import StoreUnavailable
 
@@ -326,6 +327,17 @@ def in_hand(worker: dramatiq.Worker) -> int:
     ready or delayed."""
     return worker.work_queue.unfinished_tasks + sum(
         consumer.delay_queue.unfinished_tasks for consumer in worker.consumers.values())
+
+
+def retire(worker: dramatiq.Worker) -> None:
+    """Take a stopped worker's own middleware off the broker. Dramatiq adds one each time a
+    worker starts and never removes it: a second worker in the same process would leave the
+    first one's behind (and a warning), to add consumers to that stopped worker whenever a
+    queue is declared later."""
+    broker = worker.broker
+    broker.middleware[:] = [middleware for middleware in broker.middleware
+                            if not (isinstance(middleware, _WorkerMiddleware)
+                                    and middleware.worker is worker)]
 
 
 def dead_letters(queues: Sequence[str], limit: int = 1000) -> list[DeadLetter]:

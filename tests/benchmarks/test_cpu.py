@@ -64,3 +64,22 @@ def test_a_process_renamed_counts_its_difference_and_a_reused_pid_counts_whole()
     use = cpu.used(before, after, cpu.store_of)
     assert use.by_group["kernel"] == 4 * cpu.TICK_MS  # its name follows its work queue
     assert use.by_group["redis"] == 3 * cpu.TICK_MS
+
+
+def test_a_jvms_jit_compiler_threads_are_given_apart_within_its_group() -> None:
+    before = cpu.Snapshot(1000, {9: cpu.Process(9, 1, "java org.apache.hadoop.hbase.Main", 500,
+                                                started=60, jit_ticks=200)})
+    after = cpu.Snapshot(1100, {9: cpu.Process(9, 1, "java org.apache.hadoop.hbase.Main", 580,
+                                               started=60, jit_ticks=230)})
+    use = cpu.used(before, after, cpu.store_of)
+    assert use.by_group["hbase"] == 80 * cpu.TICK_MS
+    assert use.jit_by_group == {"hbase": 30 * cpu.TICK_MS}
+    assert use.jit_per(10) == {"hbase": 3 * cpu.TICK_MS}
+
+
+def test_the_jit_compiler_threads_of_a_running_hbase_jvm_are_read() -> None:
+    """The HBase JVMs of the test stack have compiled code since they started."""
+    jvms = [p for p in cpu.snapshot().processes.values()
+            if cpu.store_of(p) == "hbase" and "java" in p.command]
+    assert jvms
+    assert all(0 < p.jit_ticks < p.ticks for p in jvms)

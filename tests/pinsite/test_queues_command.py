@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from io import StringIO
 
+import dramatiq
 import pytest
 from django.core.management import CommandError, call_command
 
@@ -40,7 +41,7 @@ def test_work_off_delivers_what_was_queued_and_leaves_nothing() -> None:
     assert feed_ids_on_both(fan) == pins
 
 
-def test_what_is_left_when_the_time_runs_out_staysqueued_messages() -> None:
+def test_what_is_left_when_the_time_runs_out_stays_queued() -> None:
     """The worker stops at the first poll past the time; the messages it had not taken (or
     had taken and not finished) are in the queues again."""
     _followed_pins(10)
@@ -50,7 +51,7 @@ def test_what_is_left_when_the_time_runs_out_staysqueued_messages() -> None:
     flush_feed_queues()
 
 
-def test_work_off_says_when_nothing_wasqueued_messages() -> None:
+def test_work_off_says_when_nothing_was_queued() -> None:
     flush_feed_queues()
     out = StringIO()
     call_command("queues", "work-off", "--quiet", stdout=out)
@@ -61,3 +62,13 @@ def test_work_off_says_when_nothing_wasqueued_messages() -> None:
 def test_a_time_out_of_range_is_a_command_error(seconds: str) -> None:
     with pytest.raises(CommandError, match="--seconds must be"):
         call_command("queues", "work-off", "--seconds", seconds)
+
+
+def test_a_second_work_off_in_a_process_leaves_no_worker_behind_on_the_broker() -> None:
+    """Each work-off's worker takes its own middleware off the broker when it stops, so a
+    queue declared later adds no consumer to a stopped worker."""
+    flush_feed_queues()
+    for _ in range(2):
+        work_off()
+        assert not [m for m in dramatiq.get_broker().middleware
+                    if type(m).__name__ == "_WorkerMiddleware"]
