@@ -196,8 +196,8 @@ def _idle(group_of: Callable[[cpu.Process, dict[int, cpu.Process]], str]) -> cpu
 
 
 def _idle_floor(idle: cpu.CpuUse, window: float, requests: int) -> dict[str, Any]:
-    """The idle CPU a second (the machine's and each group's), and the machine's CPU a
-    request less what the same stretch would have cost with no request at all."""
+    """The idle CPU a second (the machine's and each group's), and what that rate costs over
+    the load's stretch, ``window`` seconds, divided by its requests."""
     if not requests:
         return {}
     per_second = {name: round(ms / IDLE_SECONDS, 1)
