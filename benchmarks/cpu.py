@@ -166,13 +166,23 @@ def _processes() -> list[Process]:
                 errors="replace")
         except OSError:  # ended meanwhile
             continue
-        # "pid (name) state ppid ... utime stime ...": a kernel thread has no command line
-        name_ends = stat.rindex(")")
-        name, fields = stat[stat.index("(") + 1:name_ends], stat[name_ends + 2:].split()
+        name, fields = _parsed(stat)  # a kernel thread has no command line
         found.append(Process(int(entry.name), int(fields[1]), command.strip() or f"[{name}]",
-                             int(fields[11]) + int(fields[12]), int(fields[19]),
+                             _ticks(fields), int(fields[19]),
                              _jit_ticks(entry) if name == "java" else 0))
     return found
+
+
+def _parsed(stat: str) -> tuple[str, list[str]]:
+    """A process's or thread's name and the fields after it, of ``/proc/…/stat``: ``pid (name)
+    state ppid … utime stime …`` (the name may hold spaces and parentheses)."""
+    name_ends = stat.rindex(")")
+    return stat[stat.index("(") + 1:name_ends], stat[name_ends + 2:].split()
+
+
+def _ticks(fields: list[str]) -> int:
+    """User and system CPU ticks, of the fields :func:`_parsed` gives."""
+    return int(fields[11]) + int(fields[12])
 
 
 def _jit_ticks(process: Path) -> int:
@@ -188,8 +198,7 @@ def _jit_ticks(process: Path) -> int:
             stat = (task / "stat").read_text()
         except OSError:
             continue
-        name_ends = stat.rindex(")")
-        if stat[stat.index("(") + 1:name_ends].startswith(("C1 CompilerThre", "C2 CompilerThre")):
-            fields = stat[name_ends + 2:].split()
-            ticks += int(fields[11]) + int(fields[12])
+        name, fields = _parsed(stat)
+        if name.startswith(("C1 CompilerThre", "C2 CompilerThre")):
+            ticks += _ticks(fields)
     return ticks

@@ -24,7 +24,7 @@ from django.apps import apps
 
 from events import publisher
 from feed import queues as feed_queues
-from toolkit.queue import in_hand, queue_depths, retire
+from toolkit.queue import in_hand, queue_depths
 
 POLL_SECONDS = 0.2
 QUIET_POLLS = 5
@@ -86,7 +86,6 @@ def work_off(tick: Callable[[WorkedOff], object] = lambda so_far: None, seconds:
         return _worked_off(worker, names, tick, deadline, seconds)
     finally:
         worker.stop()
-        retire(worker)
         publisher.flush_and_mark()
 
 

@@ -1,6 +1,7 @@
 """Addresses tests use: a port nothing listens on, and client addresses no other test uses.
 
 >>> settings.PINSITE_FEED = {**settings.PINSITE_FEED, "POOLS": CLOSED}
+>>> with database_at_closed_port("default"): ...
 >>> Client(REMOTE_ADDR=unique_address()).post("/login/", {...})
 """
 
@@ -8,8 +9,27 @@ from __future__ import annotations
 
 import ipaddress
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.db import connections
 
 CLOSED = ("127.0.0.1", 1)  # nothing listens on port 1
+
+
+@contextmanager
+def database_at_closed_port(alias: str) -> Iterator[None]:
+    """This thread's connection to database ``alias`` pointed at :data:`CLOSED` (closed
+    first, so its next statement connects there), then closed and pointed back."""
+    connection = connections[alias]
+    configured = connection.settings_dict
+    connection.close()
+    connection.settings_dict = {**configured, "HOST": CLOSED[0], "PORT": str(CLOSED[1])}
+    try:
+        yield
+    finally:
+        connection.close()
+        connection.settings_dict = configured
 
 
 def unique_address() -> str:

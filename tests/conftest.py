@@ -38,7 +38,6 @@ from pinsite.env import redis_location
 from pinsite.test_settings import AMQP_VHOST, AMQP_VHOST_PREFIX
 from tests.addresses import CLOSED
 from tests.feed.helpers import flush_feed_queues, worker_queues
-from toolkit.queue import retire
 
 
 def _reachable(host: str, port: int) -> bool:
@@ -135,7 +134,6 @@ def worker() -> Iterator[dramatiq.Worker]:
     running.start()
     yield running
     running.stop()
-    retire(running)
 
 
 OBSERVATIONS_TEST_DB = 15

@@ -77,7 +77,7 @@ class Broker(RabbitmqBroker):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._handlers: dict[str, tuple[Middleware, ...]] = {}
-        self._handlers_among = 0  # how many middleware ``_handlers`` was found among
+        self._handlers_among: list[Middleware] = []  # what ``_handlers`` was found among
         super().__init__(*args, **kwargs)
 
     def emit_before(self, signal: str, *args: Any, **kwargs: Any) -> None:
@@ -99,13 +99,24 @@ class Broker(RabbitmqBroker):
             except Exception:
                 self.logger.critical("Unexpected failure in %s of %r.", signal, middleware,
                                      exc_info=True)
+        if signal == "after_worker_shutdown":
+            self._forget_worker(args[0])
+
+    def _forget_worker(self, worker: dramatiq.Worker) -> None:
+        """Take a stopped worker's own middleware off the broker. Dramatiq adds one each time
+        a worker starts and never removes it: every worker started in a process (``queues
+        work-off``, the tests') would leave its own behind, to add consumers to that stopped
+        worker whenever a queue is declared later."""
+        self.middleware[:] = [middleware for middleware in self.middleware
+                              if not (isinstance(middleware, _WorkerMiddleware)
+                                      and middleware.worker is worker)]
 
     def _handlers_of(self, signal: str) -> tuple[Middleware, ...]:
         """The middleware (in order) whose ``signal`` method is not Dramatiq's empty one,
-        found again whenever middleware was added or removed (Dramatiq adds a worker's when
-        it starts; tests remove theirs from the list)."""
-        if self._handlers_among != len(self.middleware):
-            self._handlers, self._handlers_among = {}, len(self.middleware)
+        found again whenever the list of middleware changed (Dramatiq adds a worker's when it
+        starts, the broker takes it off when the worker stops, tests remove theirs)."""
+        if self._handlers_among != self.middleware:
+            self._handlers, self._handlers_among = {}, list(self.middleware)
         found = self._handlers.get(signal)
         if found is None:
             empty = getattr(Middleware, signal, None)
@@ -327,17 +338,6 @@ def in_hand(worker: dramatiq.Worker) -> int:
     ready or delayed."""
     return worker.work_queue.unfinished_tasks + sum(
         consumer.delay_queue.unfinished_tasks for consumer in worker.consumers.values())
-
-
-def retire(worker: dramatiq.Worker) -> None:
-    """Take a stopped worker's own middleware off the broker. Dramatiq adds one each time a
-    worker starts and never removes it: a second worker in the same process would leave the
-    first one's behind (and a warning), to add consumers to that stopped worker whenever a
-    queue is declared later."""
-    broker = worker.broker
-    broker.middleware[:] = [middleware for middleware in broker.middleware
-                            if not (isinstance(middleware, _WorkerMiddleware)
-                                    and middleware.worker is worker)]
 
 
 def dead_letters(queues: Sequence[str], limit: int = 1000) -> list[DeadLetter]:

@@ -14,12 +14,11 @@ import uuid
 from pathlib import Path
 
 import pytest
-from django.db import connections
 from django.utils import timezone
 
 from auditlog.operations import operation
 from sharding.exceptions import PromotionError
-from tests.addresses import CLOSED
+from tests.addresses import database_at_closed_port
 from tests.auditlog.helpers import recorded, the_entry
 from toolkit import acting
 
@@ -108,18 +107,11 @@ def test_an_operation_whose_process_dies_stays_running() -> None:
 def test_the_operation_goes_on_when_the_log_cannot_be_written(
         caplog: pytest.LogCaptureFixture) -> None:
     action, since = _action(), timezone.now()
-    connection = connections["default"]
-    configured = connection.settings_dict
-    connection.close()
-    connection.settings_dict = {**configured, "HOST": CLOSED[0], "PORT": str(CLOSED[1])}
     done = False
-    try:
-        with caplog.at_level(logging.WARNING, logger="pinsite.auditlog"), \
-                operation(action, "mysql001a"):
-            done = True
-    finally:
-        connection.close()
-        connection.settings_dict = configured
+    with database_at_closed_port("default"), \
+            caplog.at_level(logging.WARNING, logger="pinsite.auditlog"), \
+            operation(action, "mysql001a"):
+        done = True
     assert done
     assert recorded(action, "mysql001a", since) == []
     assert "operator audit log unavailable (OperationalError" in caplog.text

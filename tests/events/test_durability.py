@@ -32,7 +32,6 @@ from tests.feed.helpers import feed_ids, flush_feed_queues, new_pin, new_user
 from tests.feed.helpers import new_board as new_user_board
 from tests.pins.helpers import image_bytes
 from tests.polling import wait_until
-from toolkit.queue import retire
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
@@ -184,7 +183,6 @@ def test_a_relay_killed_mid_batch_loses_nothing_and_its_duplicates_are_harmless(
             again.wait(10)
     finally:
         consumer.stop()
-        retire(consumer)
     for fan in fans:
         stored = [pin for pin in feed_ids(fan) if pin in pins]
         assert sorted(stored) == sorted(pins)  # each pin once, duplicates or not

@@ -16,7 +16,6 @@ from sharding.exceptions import ShardUnavailable
 from sharding.hosts import atomic, cursor
 from tests.events.helpers import is_sent
 from tests.polling import wait_until
-from toolkit.queue import retire
 
 ORIGIN = 50
 
@@ -29,7 +28,6 @@ def worker() -> Iterator[dramatiq.Worker]:
     running.start()
     yield running
     running.stop()
-    retire(running)
 
 
 def _edge() -> tuple[int, int]:

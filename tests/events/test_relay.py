@@ -23,7 +23,7 @@ from pins.events import PIN_CREATED
 from sharding import outbox
 from sharding.hosts import cursor
 from sharding.topology import current_map
-from tests.addresses import CLOSED
+from tests.addresses import database_at_closed_port
 from tests.broker import rabbitmq_stopped
 from tests.events.helpers import recorded, stale_row
 from tests.feed.helpers import new_board, new_pin, new_user
@@ -176,13 +176,11 @@ def test_relay_once_ends_with_an_error_naming_a_host_it_could_not_reach() -> Non
     out, refused = io.StringIO(), []
 
     def relay_once() -> None:
-        connection = connections[down]
-        connection.settings_dict = {**connection.settings_dict, "HOST": CLOSED[0],
-                                    "PORT": str(CLOSED[1])}
-        try:
-            call_command("events", "relay", "--once", stdout=out)
-        except CommandError as exc:
-            refused.append(str(exc))
+        with database_at_closed_port(down):
+            try:
+                call_command("events", "relay", "--once", stdout=out)
+            except CommandError as exc:
+                refused.append(str(exc))
 
     _in_thread(relay_once)
     assert len(refused) == 1

@@ -32,7 +32,7 @@ from tests.feed.helpers import (
 )
 from tests.polling import wait_until
 from toolkit.clock import now_us
-from toolkit.queue import QueueDepth, retire
+from toolkit.queue import QueueDepth
 
 pytestmark = pytest.mark.usefixtures("observations_db")
 
@@ -269,4 +269,3 @@ def test_a_worker_counts_the_retries_it_holds(
         assert (ready, delayed, dead) == (0, 0, 0)
     finally:
         running.stop()
-        retire(running)

@@ -7,22 +7,14 @@ from collections.abc import Iterator
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import connections
 
-from tests.addresses import CLOSED
+from tests.addresses import database_at_closed_port
 
 
 @pytest.fixture
 def site_database_down() -> Iterator[None]:
-    connection = connections["default"]
-    configured = connection.settings_dict
-    connection.close()
-    connection.settings_dict = {**configured, "HOST": CLOSED[0], "PORT": str(CLOSED[1])}
-    try:
+    with database_at_closed_port("default"):
         yield
-    finally:
-        connection.close()
-        connection.settings_dict = configured
 
 
 @pytest.mark.usefixtures("site_database_down")
