@@ -26,6 +26,10 @@ called in process.
    figure the stack spends whether requests come or not.
 6. **Against the plain peer** (``--peer``): the feed page beside a plain one-database Django +
    DRF implementation of it at two data sizes (:mod:`benchmarks.peer`).
+7. **Each kind alone** (``--by-kind``): the same clients make one kind of request only, for
+   ``--kind-seconds``, and its CPU is measured as in (5), queue work included. The kinds'
+   figures weighted as the mix made them (``mix_from_kinds``) beside the mix's own show what
+   the kinds cost when they share the machine, and which kinds make the machine's figure.
 
 The mix: feed 30%, home 15%, profile 15%, board 10%, pin page (HTML) 10%, follow/unfollow 10%,
 batch check 5%, pin creation 5%. Loopback only; every figure comes from the same run.
@@ -115,13 +119,19 @@ def add_arguments(parser: CommandParser) -> None:
                         help="web worker processes of the bench's site (default: the site's)")
     parser.add_argument("--threads", type=int, action=Bounded, default=web_threads(),
                         help="threads per web worker (default: the site's)")
+    parser.add_argument("--by-kind", action="store_true",
+                        help="then each kind of request alone under the same clients: its CPU "
+                             "per request by process group, and the mix predicted from them")
+    parser.add_argument("--kind-seconds", type=float, action=Bounded, maximum=600, default=10.0,
+                        help="length of each kind's load with --by-kind")
     parser.add_argument("--peer", action="store_true",
                         help="then the feed page against a plain one-database Django + DRF "
                              "implementation of it (benchmarks.peer; fills its database once)")
 
 
 def run(clients: int, seconds: float, samples: int, workers: int, threads: int, peer: bool,
-        progress: Callable[[str], None]) -> dict[str, Any]:
+        progress: Callable[[str], None], by_kind: bool = False,
+        kind_seconds: float = 10.0) -> dict[str, Any]:
     progress("working off what the queues held from before")
     earlier = work_off()
     pinners = _population(max(clients, 8) * 2, progress)
@@ -146,6 +156,9 @@ def run(clients: int, seconds: float, samples: int, workers: int, threads: int, 
         _drain()
         use = cpu.used(before, cpu.snapshot(), group_of)
         window = time.monotonic() - started
+        kinds_alone = ({"by_kind": _by_kind(url, pinners[:clients], image, kind_seconds,
+                                            group_of, in_process, load, use, progress)}
+                       if by_kind else {})
         against = ({"feed_vs_plain_django": peers.compare(url, clients, seconds, workers, threads,
                                                           image, _settle, progress)}
                    if peer else {})
@@ -164,6 +177,7 @@ def run(clients: int, seconds: float, samples: int, workers: int, threads: int, 
         "other_failures": load["failures"],
         **_cpu_per_request(use, load, in_process),
         **_idle_floor(idle, window, load["requests"]),
+        **kinds_alone,
         **against,
     }
 
@@ -205,6 +219,68 @@ def _idle_floor(idle: cpu.CpuUse, window: float, requests: int) -> dict[str, Any
     idle_share = idle.machine_ms / IDLE_SECONDS * window / requests
     return {"idle_cpu_ms_per_second": per_second,
             "idle_cpu_ms_per_request": round(idle_share, 3)}
+
+
+def _by_kind(url: str, clients: list[BenchPinner], image: bytes, seconds: float,
+             group_of: Callable[[cpu.Process, dict[int, cpu.Process]], str],
+             in_process: dict[str, Timed], mix_load: dict[str, Any], mix_use: cpu.CpuUse,
+             progress: Callable[[str], None]) -> dict[str, Any]:
+    """Each kind alone under ``clients`` for ``seconds`` (after a short warm-up), its CPU
+    measured until the queue work it caused is done; then the kinds' figures weighted by how
+    often the mix's load made each (:func:`mix_from_kinds`); the mix's own figures divided by
+    that prediction are what the kinds add to each other's cost when they share the machine."""
+    kinds: dict[str, Any] = {}
+    for kind in MIX:
+        progress(f"{kind} alone: {len(clients)} clients for {seconds:g} s")
+        _settle()
+        _load(url, clients, image, min(3.0, seconds), {kind: 1.0})
+        _settle()
+        before = cpu.snapshot()
+        load = _load(url, clients, image, seconds, {kind: 1.0})
+        _drain()
+        use = cpu.used(before, cpu.snapshot(), group_of)
+        per, jit = use.per(load["requests"]), use.jit_per(load["requests"])
+        view = in_process[kind].cpu_ms
+        kinds[kind] = {"requests_per_second": load["requests_per_second"],
+                       "server_errors_5xx": load["server_errors"],
+                       "other_failures": load["failures"],
+                       "cpu_ms_per_request": {
+                           "machine": per.get("machine", 0.0),
+                           "machine_without_jit": round(per.get("machine", 0.0)
+                                                        - sum(jit.values()), 3),
+                           "web": per.get("web", 0.0), "view_in_process": round(view, 3),
+                           "web_to_view": ratio(per.get("web", 0.0), view)},
+                       "cpu_ms_per_request_by_group": per}
+    made = {kind: figures["samples"] for kind, figures in mix_load["kinds"].items()}
+    return {"seconds": seconds, "kinds": kinds,
+            **mix_from_kinds({kind: figures["cpu_ms_per_request"]
+                              for kind, figures in kinds.items()},
+                             made, mix_use.per(mix_load["requests"]))}
+
+
+def mix_from_kinds(alone: dict[str, dict[str, float]], made: dict[str, int],
+                   measured: dict[str, float]) -> dict[str, Any]:
+    """The mix predicted from each kind's CPU a request alone (``alone``: kind → ``machine``,
+    ``web``, ``view_in_process``), weighted by how many requests of each kind the mix made:
+    each kind's share of the predicted machine figure, the prediction, and the ``measured``
+    mix's figures (``machine``, ``web``) divided by it."""
+    total = max(1, sum(made.values()))
+
+    def weighted(figure: str) -> float:
+        return round(sum(alone[kind][figure] * count for kind, count in made.items()) / total,
+                     3)
+
+    predicted = {figure: weighted(figure) for figure in ("machine", "web", "view_in_process")}
+    return {
+        "machine_share_by_kind": {kind: ratio(alone[kind]["machine"] * count / total,
+                                              predicted["machine"])
+                                  for kind, count in made.items()},
+        "mix_from_kinds": {**predicted,
+                           "web_to_view": ratio(predicted["web"], predicted["view_in_process"])},
+        "mix_measured_to_from_kinds": {figure: ratio(measured.get(figure, 0.0),
+                                                     predicted[figure])
+                                       for figure in ("machine", "web")},
+    }
 
 
 # --- Requests --------------------------------------------------------------------------------
@@ -299,17 +375,17 @@ def _one_client(url: str, kind: str, pinners: list[BenchPinner], image: bytes,
                   "over HTTP")
 
 
-def _load(url: str, clients: list[BenchPinner], image: bytes,
-          seconds: float) -> dict[str, Any]:
-    kinds, weights = list(MIX), list(MIX.values())
-    timings: dict[str, list[float]] = {kind: [] for kind in MIX}
+def _load(url: str, clients: list[BenchPinner], image: bytes, seconds: float,
+          mix: dict[str, float] = MIX) -> dict[str, Any]:
+    kinds, weights = list(mix), list(mix.values())
+    timings: dict[str, list[float]] = {kind: [] for kind in mix}
     counts = {"server_errors": 0, "failures": 0}
     lock = threading.Lock()
 
     def client(me: BenchPinner, seed: int, going: Callable[[], bool]) -> None:
         rng = random.Random(seed)
         session, anonymous = token_session(me.token), requests.Session()
-        mine: dict[str, list[float]] = {kind: [] for kind in MIX}
+        mine: dict[str, list[float]] = {kind: [] for kind in mix}
         server_errors = failures = 0
         while going():
             kind = rng.choices(kinds, weights)[0]

@@ -70,16 +70,17 @@ def forget_board(board_id: int, owner_id: int, deleted_us: int) -> None:
 def _send_chunks(actors: ClusterActors, chunks: Iterator[list[int]], *args: Any,
                  tracking: observe.FanoutTracking | None = None) -> None:
     """``actors[cluster](*args, chunk)`` for every chunk and cluster, ``BATCH`` chunks at a
-    time: the primary's messages of a batch go out together first (it serves the reads), then
-    the standby's (whose actors a worker takes after the primary's); the followers are read
+    time: the primary's messages of a batch first (it serves the reads), then the standby's
+    (whose actors a worker takes after the primary's), in as few transactions as
+    :func:`~toolkit.queue.send_all` allows (one for a fanout of up to half ``BATCH`` chunks: a
+    pin of a board with fewer followers than that many chunks hold); the followers are read
     once for both. With ``tracking`` (a pin's deliveries), each message also carries its
     chunk's number, registered for the fanout's lag (:mod:`feed.observe`) before it is sent."""
     numbered = enumerate(chunks)
     while batch := list(islice(numbered, BATCH)):
         if tracking is not None:
             tracking.register([number for number, _ in batch])
-        for cluster in CLUSTERS:
-            send_all(actors[cluster].message(*args, chunk, *(() if tracking is None else (n,)))
-                     for n, chunk in batch)
+        send_all(actors[cluster].message(*args, chunk, *(() if tracking is None else (n,)))
+                 for cluster in CLUSTERS for n, chunk in batch)
     if tracking is not None:
         tracking.close()

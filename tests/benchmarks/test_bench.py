@@ -20,6 +20,7 @@ from pytest_django import Settings
 from benchmarks import events as events_bench
 from benchmarks import feed_unfollow
 from benchmarks.events import BENCH_EVENT
+from benchmarks.site import mix_from_kinds
 from feed.store import pools as connections
 from sharding import outbox
 from sharding.hosts import cursor
@@ -186,3 +187,21 @@ def test_the_web_bench_measures_both_workers_on_both_targets() -> None:
             assert len(shown["runs_cpu_ms"]) == 1
         assert figures[target]["cpu_ratio_site_worker_to_gthread"] > 0
     assert figures["profile"]["ThreadedWorker"]["web_to_view"] > 0
+
+
+def test_site_kind_seconds_below_one_are_a_command_error() -> None:
+    with pytest.raises(CommandError, match="--kind-seconds must be at least 1"):
+        call_command("bench", "site", "--by-kind", "--kind-seconds", "0")
+
+
+def test_the_site_benchs_mix_from_kinds_weights_each_kind_as_the_mix_made_it() -> None:
+    """Three feed pages and one follow: the follow's 20 ms and the pages' 2 ms make a
+    predicted 6.5 ms a request, of which the follow is 0.77; a mix measured at 13 ms is
+    twice that."""
+    alone = {"feed": {"machine": 2.0, "web": 1.0, "view_in_process": 1.0},
+             "follow": {"machine": 20.0, "web": 4.0, "view_in_process": 2.0}}
+    figures = mix_from_kinds(alone, {"feed": 3, "follow": 1}, {"machine": 13.0, "web": 3.5})
+    assert figures["mix_from_kinds"] == {"machine": 6.5, "web": 1.75, "view_in_process": 1.25,
+                                         "web_to_view": 1.4}
+    assert figures["machine_share_by_kind"] == {"feed": 0.23, "follow": 0.77}
+    assert figures["mix_measured_to_from_kinds"] == {"machine": 2.0, "web": 2.0}

@@ -31,7 +31,7 @@ def test_a_worker_takes_the_primary_first_then_the_standby_then_maintenance() ->
 
 
 @pytest.mark.parametrize("batch", [100, 1])
-def test_a_fanout_sends_the_primarys_chunks_together_then_the_standbys(
+def test_a_fanout_sends_the_primarys_chunks_then_the_standbys_in_one_transaction(
         queue: CapturedQueue, settings: Any, monkeypatch: pytest.MonkeyPatch, batch: int) -> None:
     settings.PINSITE_FEED = {**settings.PINSITE_FEED, "FANOUT_CHUNK": 2}
     monkeypatch.setattr(planning, "BATCH", batch)
@@ -42,9 +42,9 @@ def test_a_fanout_sends_the_primarys_chunks_together_then_the_standbys(
     primary, standby = ["feed_deliver_pin_primary"], ["feed_deliver_pin_standby"]
     if batch == 1:
         assert queue.actors() == primary + standby + primary + standby
-        assert queue.batches == [1, 1, 1, 1]
+        assert queue.batches == [2, 2]
     else:
         assert queue.actors() == primary * 2 + standby * 2
-        assert queue.batches == [2, 2]
+        assert queue.batches == [4]
     chunks = [message.args[3] for message in queue.pending]
     assert sorted(user for chunk in chunks for user in chunk) == sorted(fans * 2)
