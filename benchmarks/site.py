@@ -151,11 +151,7 @@ def run(clients: int, seconds: float, samples: int, workers: int, threads: int, 
         _settle()
         idle = _idle(group_of)
         progress(f"{clients} clients for {seconds:g} s")
-        before, started = cpu.snapshot(), time.monotonic()
-        load = _load(url, pinners[:clients], image, seconds)
-        _drain()
-        use = cpu.used(before, cpu.snapshot(), group_of)
-        window = time.monotonic() - started
+        load, use, window = _measured(url, pinners[:clients], image, seconds, group_of)
         kinds_alone = ({"by_kind": _by_kind(url, pinners[:clients], image, kind_seconds,
                                             group_of, in_process, load, use, progress)}
                        if by_kind else {})
@@ -175,23 +171,42 @@ def run(clients: int, seconds: float, samples: int, workers: int, threads: int, 
         "requests_per_second": load["requests_per_second"],
         "requests": load["requests"], "server_errors_5xx": load["server_errors"],
         "other_failures": load["failures"],
-        **_cpu_per_request(use, load, in_process),
+        **_cpu_per_request(use, load["requests"], _view_of(load, in_process)),
         **_idle_floor(idle, window, load["requests"]),
         **kinds_alone,
         **against,
     }
 
 
-def _cpu_per_request(use: cpu.CpuUse, load: dict[str, Any],
-                     in_process: dict[str, Timed]) -> dict[str, Any]:
-    """The load's CPU per request (the queue work it caused included): the machine's, the web
-    processes', and the view's in process for the same mix (each kind's in-process CPU,
-    weighted by how often the load made it)."""
-    made = {kind: figures["samples"] for kind, figures in load["kinds"].items()}
-    view = sum(in_process[kind].cpu_ms * count for kind, count in made.items()) / max(
+def _measured(url: str, clients: list[BenchPinner], image: bytes, seconds: float,
+              group_of: Callable[[cpu.Process, dict[int, cpu.Process]], str],
+              mix: dict[str, float] = MIX) -> tuple[dict[str, Any], cpu.CpuUse, float]:
+    """A load of ``mix`` (:func:`_load`) and the CPU it used by ``group_of``'s groups, from its
+    start until the queue work it caused is done, and how many seconds that took."""
+    before, started = cpu.snapshot(), time.monotonic()
+    load = _load(url, clients, image, seconds, mix)
+    _drain()
+    return load, cpu.used(before, cpu.snapshot(), group_of), time.monotonic() - started
+
+
+def _view_of(load: dict[str, Any], in_process: dict[str, Timed]) -> float:
+    """The view's CPU in process for the load's mix: each kind's, weighted by how often the
+    load made it."""
+    made = _made(load)
+    return sum(in_process[kind].cpu_ms * count for kind, count in made.items()) / max(
         1, sum(made.values()))
-    per_request = use.per(load["requests"])
-    jit = use.jit_per(load["requests"])
+
+
+def _made(load: dict[str, Any]) -> dict[str, int]:
+    """How many requests of each kind a load made."""
+    return {kind: figures["samples"] for kind, figures in load["kinds"].items()}
+
+
+def _cpu_per_request(use: cpu.CpuUse, requests: int, view: float) -> dict[str, Any]:
+    """A load's CPU per request (the queue work it caused included): the machine's (with and
+    without the JVMs' compilers), the web processes', and ``view``, the same requests' CPU
+    called in process."""
+    per_request, jit = use.per(requests), use.jit_per(requests)
     web, machine = per_request.get("web", 0.0), per_request.get("machine", 0.0)
     return {"cpu_ms_per_request": {"machine": machine, "web": web,
                                    "view_in_process": round(view, 3),
@@ -235,27 +250,15 @@ def _by_kind(url: str, clients: list[BenchPinner], image: bytes, seconds: float,
         _settle()
         _load(url, clients, image, min(3.0, seconds), {kind: 1.0})
         _settle()
-        before = cpu.snapshot()
-        load = _load(url, clients, image, seconds, {kind: 1.0})
-        _drain()
-        use = cpu.used(before, cpu.snapshot(), group_of)
-        per, jit = use.per(load["requests"]), use.jit_per(load["requests"])
-        view = in_process[kind].cpu_ms
+        load, use, _ = _measured(url, clients, image, seconds, group_of, {kind: 1.0})
         kinds[kind] = {"requests_per_second": load["requests_per_second"],
                        "server_errors_5xx": load["server_errors"],
                        "other_failures": load["failures"],
-                       "cpu_ms_per_request": {
-                           "machine": per.get("machine", 0.0),
-                           "machine_without_jit": round(per.get("machine", 0.0)
-                                                        - sum(jit.values()), 3),
-                           "web": per.get("web", 0.0), "view_in_process": round(view, 3),
-                           "web_to_view": ratio(per.get("web", 0.0), view)},
-                       "cpu_ms_per_request_by_group": per}
-    made = {kind: figures["samples"] for kind, figures in mix_load["kinds"].items()}
+                       **_cpu_per_request(use, load["requests"], in_process[kind].cpu_ms)}
     return {"seconds": seconds, "kinds": kinds,
             **mix_from_kinds({kind: figures["cpu_ms_per_request"]
                               for kind, figures in kinds.items()},
-                             made, mix_use.per(mix_load["requests"]))}
+                             _made(mix_load), mix_use.per(mix_load["requests"]))}
 
 
 def mix_from_kinds(alone: dict[str, dict[str, float]], made: dict[str, int],
